@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# Front door of the BPF_MAP_TYPE_IP_COOKIE harness: one target per action.
+# Variables (make VAR=value target):
+#   PATCHES=none   build without patches/*.patch and without mirror files
+#   MIRROR=none    build without the repo's kernel mirror files
+#   KDIR=/path     use your own 6.12 tree as the pristine source
+#   TESTS="a b"    test_progs tests to run (default: ours + scripts/tests.list)
+#   VM_ACCEL=kvm|tcg, VM_TIMEOUT=seconds   see scripts/vm-run.sh
+
+SHELL := /bin/bash
+DEPS := scripts/install-deps.sh
+
+.PHONY: help deps tree kernel kernel-debug tools selftests test test-full \
+	bench vm checkpatch clean
+
+help:
+	@echo "make test         build debug kernel + selftests, run them in a VM"
+	@echo "make bench        run the benchmarks (scripts/bench.sh)"
+	@echo "make vm           interactive shell in the debug-kernel VM"
+	@echo "make kernel       build the base kernel (build/kbuild-base)"
+	@echo "make kernel-debug build the debug kernel (build/kbuild-debug)"
+	@echo "make tools        build libbpf and bpftool (build/tools)"
+	@echo "make selftests    build test_progs + bench (build/linux/.../bpf-mini)"
+	@echo "make test-full    build the complete upstream test_progs and run it"
+	@echo "make checkpatch   checkpatch.pl --strict on patches and new files"
+	@echo "make clean        remove build/"
+	@echo "Variables: PATCHES=none MIRROR=none KDIR=/path TESTS=... VM_ACCEL=kvm|tcg VM_TIMEOUT=s"
+
+deps:
+	@$(DEPS)
+
+tree: deps
+	@scripts/prepare-tree.sh
+
+kernel: tree
+	@scripts/build-kernel.sh base
+
+kernel-debug: tree
+	@scripts/build-kernel.sh debug
+
+tools: tree
+	@scripts/build-tools.sh
+
+selftests: kernel-debug tools
+	@scripts/build-selftests.sh
+
+test: deps
+	@scripts/test.sh
+
+test-full: kernel-debug tools
+	@scripts/test-full.sh
+
+bench: deps
+	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; else echo "bench: not yet (no scripts/bench.sh)"; fi
+
+vm: selftests
+	@scripts/vm-run.sh --kernel debug --interactive
+
+checkpatch: tree
+	@scripts/checkpatch.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the patched kernel tree in build/linux:
+#   pristine source (build/src from the Debian tarball, or KDIR=/path)
+#   + patches/*.patch (name order, -p1)          unless PATCHES=none
+#   + files of the repo's kernel mirror dirs     unless MIRROR=none
+# Only files whose content changed are rewritten, so unchanged files keep
+# their mtimes and an incremental kernel build recompiles only what changed.
+# Files touched by a previous sync but no longer by any patch or mirror file
+# are restored from the pristine source (or deleted if they are not there).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+PATCHES=${PATCHES:-all}
+MIRROR=${MIRROR:-all}
+# Top-level kernel directories that the repo mirrors (not scripts/: that one
+# holds the harness).
+MIRROR_DIRS="arch block crypto Documentation drivers fs include init ipc kernel
+lib mm net samples security sound tools usr virt"
+
+LINUX=$BUILD/linux
+STATE=$BUILD/sync-state.list
+
+die() { echo "prepare-tree: $*" >&2; exit 1; }
+
+mkdir -p "$BUILD"
+
+# 1. The pristine source.
+if [ -n "${KDIR:-}" ]; then
+	SRC=$(cd "$KDIR" && pwd)
+	[ -f "$SRC/Makefile" ] && [ -d "$SRC/kernel/bpf" ] ||
+		die "KDIR=$KDIR does not look like a kernel tree"
+else
+	SRC=$BUILD/src
+	if [ ! -f "$SRC/.extracted" ]; then
+		[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/install-deps.sh)"
+		echo "prepare-tree: extracting $TARBALL into $SRC"
+		rm -rf "$SRC"
+		mkdir -p "$SRC"
+		tar -xJf "$TARBALL" -C "$SRC" --strip-components=1
+		touch "$SRC/.extracted"
+	fi
+fi
+
+# 2. The full working copy; redone when the pristine source changes.
+if [ ! -f "$LINUX/.harness-src" ] || [ "$(cat "$LINUX/.harness-src")" != "$SRC" ]; then
+	echo "prepare-tree: copying $SRC to $LINUX"
+	rm -rf "$LINUX" "$STATE"
+	mkdir -p "$LINUX"
+	rsync -a --exclude=/.git --exclude=/.extracted "$SRC/" "$LINUX/"
+	echo "$SRC" > "$LINUX/.harness-src"
+fi
+
+# 3. What this sync touches: files named by the patches, and mirror files.
+patch_list=()
+if [ "$PATCHES" != none ]; then
+	for p in "$ROOT"/patches/*.patch; do
+		[ -f "$p" ] && patch_list+=("$p")
+	done
+fi
+
+tmp=$(mktemp -d "$BUILD/sync.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+: > "$tmp/touched"
+for p in "${patch_list[@]}"; do
+	# "diff --git a/X b/Y": both sides count (renames, new and deleted files).
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$p" >> "$tmp/touched"
+	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$p" >> "$tmp/touched"
+done
+if [ "$MIRROR" != none ]; then
+	for d in $MIRROR_DIRS; do
+		[ -d "$ROOT/$d" ] || continue
+		(cd "$ROOT" && find "$d" -type f ! -name '*~' ! -name '.*.swp' ! -name '*.orig' ! -name '*.rej') \
+			>> "$tmp/mirror"
+	done
+fi
+touch "$tmp/mirror"
+cat "$tmp/mirror" >> "$tmp/touched"
+sort -u "$tmp/touched" -o "$tmp/touched"
+touch "$STATE"
+sort -u "$tmp/touched" "$STATE" > "$tmp/all"
+
+# 4. Final content in a scratch tree: pristine files + patches + mirror.
+mkdir -p "$tmp/tree"
+while read -r f; do
+	if [ -f "$SRC/$f" ]; then
+		mkdir -p "$tmp/tree/$(dirname "$f")"
+		cp -p "$SRC/$f" "$tmp/tree/$f"
+	fi
+done < "$tmp/touched"
+
+for p in "${patch_list[@]}"; do
+	if ! out=$(cd "$tmp/tree" && patch -p1 -N --batch --fuzz=0 \
+			--no-backup-if-mismatch -r - < "$p" 2>&1); then
+		echo "prepare-tree: patch $(basename "$p") does not apply:" >&2
+		# patch prints "patching file F" followed by "Hunk #N FAILED at L".
+		echo "$out" | grep -E 'patching file|FAILED|malformed|Reversed|can.t find|No file' >&2 || echo "$out" >&2
+		exit 1
+	fi
+	echo "prepare-tree: applied $(basename "$p")"
+done
+
+while read -r f; do
+	mkdir -p "$tmp/tree/$(dirname "$f")"
+	cp "$ROOT/$f" "$tmp/tree/$f"
+done < "$tmp/mirror"
+
+# 5. Copy into build/linux only what differs.
+changed=0
+while read -r f; do
+	if [ -f "$tmp/tree/$f" ]; then
+		want=$tmp/tree/$f
+	elif [ -f "$SRC/$f" ]; then
+		want=$SRC/$f
+	else
+		want=""
+	fi
+	if [ -z "$want" ]; then
+		if [ -e "$LINUX/$f" ]; then
+			rm -f "$LINUX/$f"
+			echo "prepare-tree: removed $f"
+			changed=$((changed + 1))
+		fi
+	elif ! cmp -s "$want" "$LINUX/$f"; then
+		mkdir -p "$LINUX/$(dirname "$f")"
+		rm -f "$LINUX/$f"
+		cp "$want" "$LINUX/$f"	# fresh mtime: make must see the change
+		[ -x "$want" ] && chmod +x "$LINUX/$f"
+		echo "prepare-tree: updated $f"
+		changed=$((changed + 1))
+	fi
+done < "$tmp/all"
+
+cp "$tmp/touched" "$STATE"
+echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files, $changed files changed)"
