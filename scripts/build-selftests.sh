@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build a fast test_progs (and bench) holding only the chosen tests:
+#   - every prog_tests/*.c of this repo's mirror
+#   - the upstream tests named in scripts/tests.list
+# A pruned copy of the selftests dir, bpf-mini, sits next to the upstream
+# one (same depth, so its relative paths work) with only the chosen
+# prog_tests and the progs their skeletons and .bpf.o references need; the
+# upstream selftests Makefile builds it.
+#   scripts/build-selftests.sh [test_progs] [bench]   (default: both)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+LINUX=$BUILD/linux
+SELF=$LINUX/tools/testing/selftests/bpf
+MINI=$LINUX/tools/testing/selftests/bpf-mini
+VMLINUX_BTF=${VMLINUX_BTF:-$BUILD/kbuild-debug/vmlinux}
+JOBS=${JOBS:-$(nproc)}
+MIRROR=${MIRROR:-all}
+[ "${PATCHES:-all}" = none ] && MIRROR=none
+TARGETS=${*:-test_progs bench}
+
+die() { echo "build-selftests: $*" >&2; exit 1; }
+[ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"
+[ -f "$VMLINUX_BTF" ] || die "no $VMLINUX_BTF: run scripts/build-kernel.sh debug"
+
+# 1. Which test files.
+tests=()
+if [ "$MIRROR" != none ]; then
+	for f in "$ROOT"/tools/testing/selftests/bpf/prog_tests/*.c; do
+		[ -f "$f" ] && tests+=("$(basename "$f" .c)")
+	done
+fi
+while read -r t; do
+	t=${t%%#*}; t=${t//[[:space:]]/}
+	[ -n "$t" ] && tests+=("$t")
+done < "$ROOT/scripts/tests.list"
+for t in "${tests[@]}"; do
+	[ -f "$SELF/prog_tests/$t.c" ] || die "test $t: no prog_tests/$t.c"
+done
+
+# 2. Which progs: what the chosen sources reference, and what the upstream
+# Makefile always builds (light skeletons, linked skeletons, btf_data).
+flat=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$SELF/Makefile")
+mkvar() { echo "$flat" | sed -n "s/^$1[[:space:]]*[:+]*=[[:space:]]*//p"; }
+linked=$(mkvar LINKED_SKELS)
+progs=(btf_data)
+for w in $(mkvar LSKELS) $(mkvar LSKELS_EXTRA); do progs+=("${w%.c}"); done
+for s in $linked; do
+	for o in $(mkvar "$s-deps"); do progs+=("${o%.bpf.o}"); done
+done
+
+sources=()
+for t in "${tests[@]}"; do sources+=("$SELF/prog_tests/$t.c"); done
+case " $TARGETS " in *" bench "*)
+	sources+=("$SELF/bench.c" "$SELF"/benchs/*.c) ;;
+esac
+refs() {	# names of progs referenced by the given files
+	sed -n -E -e 's/.*#include "([A-Za-z0-9_]+)\.(skel|lskel|subskel)\.h".*/\1/p' \
+		-e 's/.*"([A-Za-z0-9_]+)\.bpf\.o".*/\1/p' \
+		-e 's/.*#include "([A-Za-z0-9_]+)\.c".*/\1/p' "$@" | sort -u
+}
+todo=$(refs "${sources[@]}")
+while [ -n "$todo" ]; do
+	next=""
+	for p in $todo; do
+		case " ${progs[*]} " in *" $p "*) continue ;; esac
+		if [ -f "$SELF/progs/$p.c" ]; then
+			progs+=("$p")
+			next="$next $(refs "$SELF/progs/$p.c")"
+		fi
+		for o in $(echo " $linked " | grep -q " $p.skel.h " && mkvar "$p.skel.h-deps"); do
+			next="$next ${o%.bpf.o}"
+		done
+	done
+	todo=$next
+done
+
+# 3. The pruned tree: everything but prog_tests/*.c and progs/*.c, then the
+# chosen ones (rsync -a keeps mtimes, so make rebuilds only what changed).
+mkdir -p "$MINI/prog_tests" "$MINI/progs"
+rsync -a --exclude='/prog_tests/*.c' --exclude='/progs/*.c' "$SELF/" "$MINI/"
+printf '%s\n' "${tests[@]}" | sort -u > "$MINI/.want-tests"
+printf '%s\n' "${progs[@]}" | sort -u > "$MINI/.want-progs"
+for f in "$MINI"/prog_tests/*.c; do
+	[ -f "$f" ] && ! grep -qx "$(basename "$f" .c)" "$MINI/.want-tests" && rm -f "$f"
+done
+for f in "$MINI"/progs/*.c; do
+	[ -f "$f" ] && ! grep -qx "$(basename "$f" .c)" "$MINI/.want-progs" && rm -f "$f"
+done
+sed 's|$|.c|' "$MINI/.want-tests" | rsync -a --files-from=- "$SELF/prog_tests/" "$MINI/prog_tests/"
+sed 's|$|.c|' "$MINI/.want-progs" | rsync -a --files-from=- "$SELF/progs/" "$MINI/progs/"
+# tests.h only depends on prog_tests/*.c mtimes: drop it when the set changed.
+if ! cmp -s "$MINI/.want-tests" "$MINI/.built-tests"; then
+	rm -f "$MINI/prog_tests/tests.h"
+fi
+
+# Test names for test_progs -t, as test_progs knows them.
+sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/\2/p' \
+	"$MINI"/prog_tests/*.c | sort -u > "$MINI/.test-names"
+
+echo "build-selftests: ${#tests[@]} test files, $(wc -l < "$MINI/.want-progs") progs, targets: $TARGETS"
+
+# 4. Build with the upstream Makefile. bpf_testmod.ko and the other extra
+# files of the full runner are not needed by the chosen tests.
+mk=(make -C "$MINI" -j"$JOBS" CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
+	VMLINUX_BTF="$VMLINUX_BTF"
+	TRUNNER_EXTRA_FILES="$MINI/urandom_read $MINI/liburandom_read.so $MINI/uprobe_multi")
+goals=()
+for t in $TARGETS; do goals+=("$MINI/$t"); done
+"${mk[@]}" "${goals[@]}"
+cp "$MINI/.want-tests" "$MINI/.built-tests"
+echo "build-selftests: done: ${goals[*]}"

@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build libbpf and bpftool from the patched tree's tools/ into build/tools.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+LINUX=$BUILD/linux
+OUT=$BUILD/tools
+JOBS=${JOBS:-$(nproc)}
+LLVM=(CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19)
+
+mkdir -p "$OUT/libbpf" "$OUT/bpftool"
+echo "build-tools: libbpf -> $OUT/libbpf"
+make -s -C "$LINUX/tools/lib/bpf" -j"$JOBS" OUTPUT="$OUT/libbpf/" \
+	DESTDIR="$OUT/libbpf" prefix=/usr all install_headers >/dev/null
+echo "build-tools: bpftool -> $OUT/bpftool"
+make -s -C "$LINUX/tools/bpf/bpftool" -j"$JOBS" OUTPUT="$OUT/bpftool/" "${LLVM[@]}" >/dev/null
+"$OUT/bpftool/bpftool" version

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build build/vm/initramfs.cpio: busybox-static, /init, and in /bpf the
+# selftests runners (test_progs, bench), their .bpf.o files, bpftool and the
+# shared libraries they need. Device nodes come from gen_init_cpio, so no
+# root is needed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
+VM=$BUILD/vm
+STAGE=$VM/root
+GEN=$VM/gen_init_cpio
+
+mkdir -p "$VM"
+if [ ! -x "$GEN" ]; then
+	gcc -O2 -o "$GEN" "$BUILD/linux/usr/gen_init_cpio.c"
+fi
+
+rm -rf "$STAGE"
+mkdir -p "$STAGE"/{bin,sbin,bpf,proc,sys,dev,tmp,root,etc,run}
+cp /bin/busybox "$STAGE/bin/busybox"
+for a in $("$STAGE/bin/busybox" --list); do
+	[ "$a" = busybox ] || ln -sf busybox "$STAGE/bin/$a"
+done
+cp "$ROOT/scripts/guest-init.sh" "$STAGE/init"
+chmod 755 "$STAGE/init"
+
+for f in test_progs bench urandom_read liburandom_read.so uprobe_multi; do
+	[ -f "$MINI/$f" ] && cp "$MINI/$f" "$STAGE/bpf/"
+done
+# The .bpf.o files of the progs this runner was built with.
+if [ -f "$MINI/.want-progs" ]; then
+	while read -r p; do
+		[ -f "$MINI/$p.bpf.o" ] && cp "$MINI/$p.bpf.o" "$STAGE/bpf/"
+	done < "$MINI/.want-progs"
+fi
+[ -x "$BUILD/tools/bpftool/bpftool" ] && cp "$BUILD/tools/bpftool/bpftool" "$STAGE/bpf/"
+[ -n "${VM_EXTRA_FILES:-}" ] && cp -r $VM_EXTRA_FILES "$STAGE/bpf/"
+
+# Shared libraries, at their host paths (ld.so included).
+for f in "$STAGE"/bpf/*; do
+	case $f in *.bpf.o) continue ;; esac
+	LD_LIBRARY_PATH=$STAGE/bpf ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true
+done | sort -u | while read -r lib; do
+	case $lib in "$STAGE"/*) continue ;; esac
+	mkdir -p "$STAGE$(dirname "$lib")"
+	cp -L "$lib" "$STAGE$lib"
+done
+
+# gen_init_cpio list: the staging tree plus /dev/console.
+{
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	(cd "$STAGE" && find . -mindepth 1 -type d -printf 'dir /%P %m 0 0\n')
+	(cd "$STAGE" && find . -type f -printf "file /%P $STAGE/%P %m 0 0\n")
+	(cd "$STAGE" && find . -type l -printf 'slink /%P %l 777 0 0\n')
+} > "$VM/initramfs.list"
+"$GEN" "$VM/initramfs.list" > "$VM/initramfs.cpio"
+echo "mkinitramfs: $VM/initramfs.cpio ($(du -h "$VM/initramfs.cpio" | cut -f1))"

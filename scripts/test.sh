@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make test: build the debug kernel, libbpf/bpftool and the fast test_progs,
+# run the tests in the debug VM, then the ip_cookie_scale* tests (if any) in
+# the base-kernel VM. Prints "N passed, N failed" last; non-zero on any test
+# failure, kernel splat or timeout.
+#   TESTS="a b"   run only these test_progs tests (names as test_progs knows them)
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
+S=$ROOT/scripts
+
+set -e
+"$S/prepare-tree.sh"
+"$S/build-kernel.sh" debug
+"$S/build-tools.sh"
+"$S/build-selftests.sh" test_progs
+set +e
+
+passed=0 failed=0 skipped=0 rc=0
+# Count top-level results ("#12      name:OK") of a console log's command
+# part. A VM that failed (splat, timeout) without a failed test counts as
+# one failure more.
+count() {	# count LOG VM_STATUS
+	local out f
+	out=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
+		grep -E '^#[0-9]+ +[^/ ]+:(OK|FAIL|SKIP)' || true)
+	f=$(echo "$out" | grep -c ':FAIL')
+	passed=$((passed + $(echo "$out" | grep -c ':OK')))
+	skipped=$((skipped + $(echo "$out" | grep -c ':SKIP')))
+	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
+		echo "#vm      $(basename "$1" .log.txt):FAIL (exit $2: splat, timeout or runner error)"
+		f=1
+	fi
+	failed=$((failed + f))
+	[ "$2" = 0 ] || rc=1
+}
+
+# Host side: bpftool's lists of types match the kernel's and its docs.
+if python3 "$BUILD/linux/tools/testing/selftests/bpf/test_bpftool_synctypes.py"; then
+	echo "#host    test_bpftool_synctypes:OK"; passed=$((passed + 1))
+else
+	echo "#host    test_bpftool_synctypes:FAIL"; failed=$((failed + 1)); rc=1
+fi
+
+if [ -n "${TESTS:-}" ]; then
+	names=$(echo "$TESTS" | tr ' ' '\n' | grep -v '^$')
+else
+	names=$(cat "$MINI/.test-names")
+fi
+fast=$(echo "$names" | grep -v '^ip_cookie_scale' | paste -sd, -)
+scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
+
+if [ -n "$fast" ]; then
+	cmd="./test_progs -t $fast -d 'ip_cookie_scale*'"
+	echo "test: debug kernel: $cmd"
+	"$S/vm-run.sh" --kernel debug -- "$cmd"
+	count "$BUILD/vm/console-debug.log.txt" $?
+fi
+
+if [ -n "$scale" ]; then
+	"$S/build-kernel.sh" base || exit 1
+	cmd="./test_progs -t '$scale'"
+	echo "test: base kernel: $cmd"
+	"$S/vm-run.sh" --kernel base -- "$cmd"
+	count "$BUILD/vm/console-base.log.txt" $?
+else
+	echo "test: no ip_cookie_scale* tests: base-kernel step skipped"
+fi
+
+[ "$failed" -gt 0 ] && rc=1
+echo "($skipped skipped; details above; console logs in $BUILD/vm/)"
+echo "$passed passed, $failed failed"
+exit $rc

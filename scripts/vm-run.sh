@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel in QEMU with the test initramfs and run one command in it.
+#   scripts/vm-run.sh [--kernel debug|base] [--timeout S] -- 'guest command'
+#   scripts/vm-run.sh [--kernel debug|base] --interactive
+# Exit status: the guest command's, or 1 when the kernel log shows a splat
+# (WARNING, BUG, KASAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
+# the guest timed out, 125 when the guest never reported a status.
+# VM_ACCEL=kvm|tcg forces the accelerator (default: kvm when usable).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+FLAVOR=debug
+TIMEOUT=${VM_TIMEOUT:-3600}
+INTERACTIVE=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)	FLAVOR=$2; shift 2 ;;
+	--timeout)	TIMEOUT=$2; shift 2 ;;
+	--interactive)	INTERACTIVE=1; shift ;;
+	--)		shift; break ;;
+	*)		break ;;
+	esac
+done
+CMD=$*
+
+case $FLAVOR in
+base)	KERNEL=$BUILD/kbuild-base/vmlinux ;;		# PVH entry
+debug)	KERNEL=$BUILD/kbuild-debug/arch/x86/boot/bzImage ;; # its vmlinux does not boot via PVH
+*)	echo "vm-run: unknown kernel '$FLAVOR'" >&2; exit 2 ;;
+esac
+[ -f "$KERNEL" ] || { echo "vm-run: no $KERNEL (make kernel / make kernel-debug)" >&2; exit 2; }
+
+ACCEL=${VM_ACCEL:-}
+if [ -z "$ACCEL" ]; then
+	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		ACCEL=kvm
+	else
+		ACCEL=tcg
+	fi
+fi
+APPEND="console=ttyS0,115200 panic=-1 log_buf_len=16M"
+case $ACCEL in
+kvm)	ACCEL_OPT=kvm ;;
+tcg)	ACCEL_OPT=tcg,thread=multi
+	# Emulation is slow: allow for it before calling a CPU stalled.
+	APPEND="$APPEND rcupdate.rcu_cpu_stall_timeout=60" ;;
+*)	echo "vm-run: VM_ACCEL must be kvm or tcg" >&2; exit 2 ;;
+esac
+
+# Initramfs = the common archive + a small one holding /cmd.
+"$ROOT/scripts/mkinitramfs.sh" >/dev/null
+VM=$BUILD/vm
+INITRD=$VM/run.cpio
+if [ $INTERACTIVE = 1 ]; then
+	cp "$VM/initramfs.cpio" "$INITRD"
+	APPEND="$APPEND loglevel=7"
+else
+	[ -n "$CMD" ] || { echo "vm-run: no guest command" >&2; exit 2; }
+	printf '%s\n' "$CMD" > "$VM/cmd"
+	echo "file /cmd $VM/cmd 0644 0 0" > "$VM/cmd.list"
+	cat "$VM/initramfs.cpio" <("$VM/gen_init_cpio" "$VM/cmd.list") > "$INITRD"
+	APPEND="$APPEND loglevel=${VM_LOGLEVEL:-4}"
+fi
+
+QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" -cpu max -smp 2 -m 4G
+	-nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD"
+	-append "$APPEND")
+
+echo "vm-run: $FLAVOR kernel, $ACCEL, timeout ${TIMEOUT}s"
+if [ $INTERACTIVE = 1 ]; then
+	exec "${QEMU[@]}"
+fi
+
+LOG=$VM/console-$FLAVOR.log
+set +e
+timeout -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null 2>&1 | tee "$LOG"
+qrc=${PIPESTATUS[0]}
+set -e
+tr -d '\r' < "$LOG" > "$LOG.txt"
+
+section() { sed -n "/^HARNESS-$1-BEGIN\$/,/^HARNESS-$1-END\$/p" "$LOG.txt"; }
+status=$(sed -n 's/^HARNESS-EXIT-STATUS: \([0-9]*\)$/\1/p' "$LOG.txt" | tail -1)
+
+# Where to look for splats: the dumped kernel log and kmemleak report, or
+# the whole console when the guest did not get that far.
+if [ -n "$status" ]; then
+	klog=$( (section KMEMLEAK; section DMESG) )
+else
+	klog=$(cat "$LOG.txt")
+fi
+SPLAT='WARNING:|BUG:|KASAN:|possible circular locking|INFO: |=====|RCU stall|rcu: .*detected stall|unreferenced object|Call Trace:|Kernel panic'
+bad=$(echo "$klog" | grep -nE -A12 "$SPLAT" | head -150 || true)
+
+rc=0
+if [ -z "$status" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		echo "vm-run: TIMEOUT: guest did not finish in ${TIMEOUT}s (VM_TIMEOUT=...); log: $LOG" >&2
+		rc=124
+	else
+		echo "vm-run: guest ended without an exit status (qemu rc $qrc, panic?); log: $LOG" >&2
+		rc=125
+	fi
+else
+	rc=$status
+fi
+if [ -n "$bad" ]; then
+	echo "vm-run: kernel log shows problems ($FLAVOR kernel):" >&2
+	echo "$bad" >&2
+	[ "$rc" = 0 ] && rc=1
+fi
+echo "vm-run: guest status ${status:-none}, result $rc"
+exit "$rc"
