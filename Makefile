@@ -47,7 +47,7 @@ selftests: kernel-debug tools
 test: deps
 	@scripts/test.sh
 
-test-full: kernel-debug tools
+test-full: deps
 	@scripts/test-full.sh
 
 bench: deps

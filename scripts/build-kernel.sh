@@ -3,6 +3,8 @@
 # Configure and build one kernel flavour out of tree:
 #   scripts/build-kernel.sh base   -> build/kbuild-base  (vmlinux boots via PVH)
 #   scripts/build-kernel.sh debug  -> build/kbuild-debug (boot its bzImage)
+#   scripts/build-kernel.sh full   -> build/kbuild-full  (base + the upstream
+#                                     selftests config, for make test-full)
 # The config is tinyconfig + configs/base.config [+ configs/debug.config],
 # merged with merge_config.sh and completed by olddefconfig; every requested
 # value is then checked to have survived.
@@ -16,10 +18,17 @@ O=$BUILD/kbuild-$FLAVOR
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 
+SELFCFG=$LINUX/tools/testing/selftests/bpf
+# FRAGS are merged; the values in CHECK must survive olddefconfig (not
+# upstream's fragments: they ask for modules and options we need not have).
 case $FLAVOR in
-base)	FRAGS="$ROOT/configs/base.config" ;;
-debug)	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config" ;;
-*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug)" >&2; exit 1 ;;
+base)	FRAGS="$ROOT/configs/base.config"
+	CHECK=$FRAGS ;;
+debug)	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
+	CHECK=$FRAGS ;;
+full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
+	CHECK="$ROOT/configs/base.config" ;;
+*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|full)" >&2; exit 1 ;;
 esac
 
 [ -f "$LINUX/Makefile" ] || { echo "build-kernel: run scripts/prepare-tree.sh first" >&2; exit 1; }
@@ -57,7 +66,7 @@ if [ ! -f "$O/.config" ] || [ "$(cat "$O/.harness-config" 2>/dev/null)" != "$wan
 				missing=1
 			fi ;;
 		esac
-	done < <(cat $FRAGS)
+	done < <(cat $CHECK)
 	if [ $missing != 0 ]; then
 		rm -f "$O/.harness-config"
 		echo "build-kernel: fix configs/*.config (missing dependency?)" >&2

@@ -27,7 +27,7 @@ CMD=$*
 
 case $FLAVOR in
 base)	KERNEL=$BUILD/kbuild-base/vmlinux ;;		# PVH entry
-debug)	KERNEL=$BUILD/kbuild-debug/arch/x86/boot/bzImage ;; # its vmlinux does not boot via PVH
+debug|full) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
 *)	echo "vm-run: unknown kernel '$FLAVOR'" >&2; exit 2 ;;
 esac
 [ -f "$KERNEL" ] || { echo "vm-run: no $KERNEL (make kernel / make kernel-debug)" >&2; exit 2; }
