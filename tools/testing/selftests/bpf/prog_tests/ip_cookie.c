@@ -1,0 +1,951 @@
+// SPDX-License-Identifier: GPL-2.0
+/* BPF_MAP_TYPE_IP_COOKIE: syscall semantics, growth and shrink, lookups
+ * from every tracing program type checked against bpf_get_attach_cookie(),
+ * in-place writes across resizes, verifier rejections and bpftool dump.
+ */
+#define _GNU_SOURCE
+#include <test_progs.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+#include "trace_helpers.h"
+#include "ip_cookie.skel.h"
+#include "ip_cookie_fail.skel.h"
+
+#define TAG_TP		0x7e570001ULL
+#define TAG_RAW_TP	0x7e570002ULL
+#define TAG_PERF	0x7e570003ULL
+#define NR_FUNCS	8
+
+static const char * const fentry_funcs[NR_FUNCS] = {
+	"bpf_fentry_test1", "bpf_fentry_test2", "bpf_fentry_test3",
+	"bpf_fentry_test4", "bpf_fentry_test5", "bpf_fentry_test6",
+	"bpf_fentry_test7", "bpf_fentry_test8",
+};
+
+static int create_map(__u32 key_size, __u32 value_size, __u32 max_entries,
+		      __u32 flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
+
+	return bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_test", key_size,
+			      value_size, max_entries, &opts);
+}
+
+/* map_mem_usage() as the kernel reports it in fdinfo ("memlock"). */
+static long long map_memlock(int fd)
+{
+	char path[64], line[128];
+	long long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock:\t%lld", &val) == 1)
+			break;
+	fclose(f);
+	return val;
+}
+
+static void test_bad_attrs(void)
+{
+	struct { __u32 key, value, max, flags; int err; } cases[] = {
+		{ 4, 8, 16, 0, -EINVAL },		/* key neither 8 nor 16 */
+		{ 12, 8, 16, 0, -EINVAL },
+		{ 32, 8, 16, 0, -EINVAL },
+		{ 8, 0, 16, 0, -EINVAL },		/* no value */
+		{ 8, 4097, 16, 0, -E2BIG },		/* value too big */
+		{ 8, 8, 0, 0, -EINVAL },		/* no entries */
+		{ 8, 8, (1U << 26) + 1, 0, -E2BIG },	/* cap too big */
+		{ 8, 8, 16, BPF_F_NO_PREALLOC, -EINVAL },
+		{ 8, 8, 16, BPF_F_MMAPABLE, -EINVAL },
+		{ 8, 8, 16, BPF_F_RDONLY | BPF_F_WRONLY, -EINVAL },
+		{ 8, 8, 16, BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG, -EINVAL },
+	};
+	__u32 good_flags[] = { 0, BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG,
+			       BPF_F_RDONLY, BPF_F_WRONLY, BPF_F_ZERO_SEED,
+			       BPF_F_NUMA_NODE };
+	int i, fd;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		fd = create_map(cases[i].key, cases[i].value, cases[i].max,
+				cases[i].flags);
+		if (!ASSERT_EQ(fd, cases[i].err, "create_bad")) {
+			printf("case %d\n", i);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(good_flags); i++) {
+		fd = create_map(8, 8, 16, good_flags[i]);
+		if (ASSERT_GE(fd, 0, "create_good"))
+			close(fd);
+	}
+	fd = create_map(8, 4096, 1U << 26, 0);
+	if (ASSERT_GE(fd, 0, "create_limits"))
+		close(fd);
+	fd = create_map(16, 1, 1, 0);
+	if (ASSERT_GE(fd, 0, "create_key16"))
+		close(fd);
+}
+
+static void test_syscall_ops(void)
+{
+	__u64 key, next, val, ip0 = 0;
+	int fd, err, i, seen = 0;
+
+	fd = create_map(8, 8, 4, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+
+	key = 0xffffffff81000000ULL;
+	val = 1;
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "lookup_empty");
+	ASSERT_EQ(bpf_map_get_next_key(fd, NULL, &next), -ENOENT, "next_empty");
+	ASSERT_EQ(bpf_map_delete_elem(fd, &key), -ENOENT, "delete_missing");
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_EXIST), -ENOENT,
+		  "exist_missing");
+	ASSERT_EQ(bpf_map_update_elem(fd, &ip0, &val, BPF_ANY), -EINVAL,
+		  "ip_zero");
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_F_LOCK), -EINVAL,
+		  "bad_flags");
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, 4), -EINVAL, "bad_flags2");
+
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), "insert");
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), -EEXIST,
+		  "noexist_present");
+	val = 2;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_EXIST), "replace");
+	val = 0;
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "lookup");
+	ASSERT_EQ(val, 2, "replaced_value");
+	val = 3;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "any_present");
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "lookup2");
+	ASSERT_EQ(val, 3, "any_value");
+
+	/* The cap counts entries; replacing at the cap still works. */
+	for (i = 1; i < 4; i++) {
+		key = 0xffffffff81000000ULL + i * 16;
+		val = i;
+		ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill");
+	}
+	key = 0xffffffff82000000ULL;
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_ANY), -E2BIG, "full");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "full_unchanged");
+	key = 0xffffffff81000010ULL;
+	val = 42;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "replace_full");
+
+	/* Lookup-and-delete is not offered. */
+	err = bpf_map_lookup_and_delete_elem(fd, &key, &val);
+	ASSERT_ERR(err, "lookup_and_delete");
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "still_there");
+
+	/* A walk visits each of the four keys once. */
+	err = bpf_map_get_next_key(fd, NULL, &next);
+	while (!err) {
+		seen++;
+		ASSERT_OK(bpf_map_lookup_elem(fd, &next, &val), "walk_lookup");
+		key = next;
+		err = bpf_map_get_next_key(fd, &key, &next);
+	}
+	ASSERT_EQ(err, -ENOENT, "walk_end");
+	ASSERT_EQ(seen, 4, "walk_count");
+
+	/* Deleting frees room under the cap again. */
+	key = 0xffffffff81000000ULL;
+	ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "deleted");
+	ASSERT_EQ(bpf_map_delete_elem(fd, &key), -ENOENT, "delete_twice");
+	key = 0xffffffff82000000ULL;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "room_again");
+	/* Re-inserting a deleted key works and finds the new value. */
+	ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete_again");
+	val = 77;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), "reinsert");
+	val = 0;
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "lookup_reinsert");
+	ASSERT_EQ(val, 77, "reinsert_value");
+	close(fd);
+}
+
+static void test_link_keys(void)
+{
+	struct bpf_ip_cookie_key k = { .ip = 0xffffffff81234560ULL };
+	struct bpf_ip_cookie_key next;
+	__u64 val;
+	int fd, err, seen = 0;
+	__u32 link;
+
+	fd = create_map(sizeof(k), sizeof(val), 16, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+
+	/* One function, three links: three independent entries. */
+	for (link = 1; link <= 3; link++) {
+		k.link_id = link;
+		val = 100 + link;
+		ASSERT_OK(bpf_map_update_elem(fd, &k, &val, BPF_NOEXIST), "insert");
+	}
+	for (link = 1; link <= 3; link++) {
+		k.link_id = link;
+		ASSERT_OK(bpf_map_lookup_elem(fd, &k, &val), "lookup");
+		ASSERT_EQ(val, 100 + link, "value");
+	}
+	k.link_id = 4;
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -ENOENT, "other_link");
+	k.link_id = 1;
+	k.reserved = 1;
+	ASSERT_EQ(bpf_map_update_elem(fd, &k, &val, BPF_ANY), -EINVAL,
+		  "reserved");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -ENOENT, "reserved_lookup");
+	k.reserved = 0;
+
+	/* Deleting one link's entry leaves the others. */
+	k.link_id = 2;
+	ASSERT_OK(bpf_map_delete_elem(fd, &k), "delete");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -ENOENT, "deleted");
+	k.link_id = 3;
+	ASSERT_OK(bpf_map_lookup_elem(fd, &k, &val), "other_kept");
+	ASSERT_EQ(val, 103, "other_value");
+	/* A new link of the same function reuses the freed place. */
+	k.link_id = 5;
+	val = 105;
+	ASSERT_OK(bpf_map_update_elem(fd, &k, &val, BPF_NOEXIST), "insert5");
+	k.link_id = 2;
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -ENOENT, "still_deleted");
+
+	err = bpf_map_get_next_key(fd, NULL, &next);
+	while (!err) {
+		seen++;
+		ASSERT_EQ(next.ip, k.ip, "walk_ip");
+		ASSERT_EQ(next.reserved, 0, "walk_reserved");
+		k = next;
+		err = bpf_map_get_next_key(fd, &k, &next);
+	}
+	ASSERT_EQ(seen, 3, "walk_count");
+	close(fd);
+}
+
+/* Distinct, function-like addresses: 16-byte aligned as x86 lays out
+ * functions, in a kernel-text-like range.
+ */
+static __u64 fake_ip(__u32 i)
+{
+	return 0xffffffff81000000ULL + (__u64)i * 16;
+}
+
+static int fill_batch(int fd, __u32 from, __u32 to, __u64 flags)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = flags);
+	__u32 n = to - from, i;
+	__u64 *keys, *vals;
+	int err;
+
+	keys = calloc(n, sizeof(*keys));
+	vals = calloc(n, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		keys[i] = fake_ip(from + i);
+		vals[i] = from + i;
+	}
+	err = bpf_map_update_batch(fd, keys, vals, &n, &opts);
+	if (!err && n != to - from)
+		err = -EIO;
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int drain_batch(int fd, __u32 from, __u32 to)
+{
+	__u32 n = to - from, i;
+	__u64 *keys;
+	int err;
+
+	keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		keys[i] = fake_ip(from + i);
+	err = bpf_map_delete_batch(fd, keys, &n, NULL);
+	if (!err && n != to - from)
+		err = -EIO;
+	free(keys);
+	return err;
+}
+
+/* Count the keys of a full walk and check each one's value. */
+static int walk_count(int fd)
+{
+	__u64 key, next, val;
+	int err, n = 0;
+
+	err = bpf_map_get_next_key(fd, NULL, &next);
+	while (!err) {
+		if (bpf_map_lookup_elem(fd, &next, &val) ||
+		    fake_ip(val) != next)
+			return -1;
+		n++;
+		key = next;
+		err = bpf_map_get_next_key(fd, &key, &next);
+	}
+	return err == -ENOENT ? n : -1;
+}
+
+static void test_batch(void)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 keys[64], vals[64], batch;
+	__u32 n, total = 0;
+	int fd, err, i;
+
+	fd = create_map(8, 8, 2000, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	ASSERT_OK(fill_batch(fd, 0, 1000, BPF_ANY), "update_batch");
+	ASSERT_EQ(fill_batch(fd, 0, 10, BPF_NOEXIST), -EEXIST, "batch_noexist");
+	ASSERT_EQ(fill_batch(fd, 1000, 1010, BPF_EXIST), -ENOENT, "batch_exist");
+	ASSERT_EQ(fill_batch(fd, 1000, 2001, BPF_ANY), -E2BIG, "batch_cap");
+	/* The batch stopped at the cap: 1000 more went in, one did not. */
+	ASSERT_EQ(walk_count(fd), 2000, "after_cap");
+	ASSERT_OK(drain_batch(fd, 1000, 2000), "delete_batch_cap");
+
+	/* Batch lookup sees every entry exactly once. */
+	for (;;) {
+		n = ARRAY_SIZE(keys);
+		err = bpf_map_lookup_batch(fd, total ? &batch : NULL, &batch,
+					   keys, vals, &n, &opts);
+		for (i = 0; i < n; i++)
+			ASSERT_EQ(fake_ip(vals[i]), keys[i], "batch_value");
+		total += n;
+		if (err)
+			break;
+	}
+	ASSERT_EQ(err, -ENOENT, "lookup_batch_end");
+	ASSERT_EQ(total, 1000, "lookup_batch_total");
+
+	ASSERT_OK(drain_batch(fd, 0, 500), "delete_batch");
+	ASSERT_EQ(walk_count(fd), 500, "after_delete");
+	n = 1;
+	keys[0] = fake_ip(0);
+	ASSERT_EQ(bpf_map_delete_batch(fd, keys, &n, NULL), -ENOENT,
+		  "delete_batch_missing");
+	ASSERT_EQ(n, 0, "delete_batch_missing_count");
+	ASSERT_OK(drain_batch(fd, 500, 1000), "delete_batch_rest");
+	ASSERT_EQ(walk_count(fd), 0, "empty");
+	close(fd);
+}
+
+/* Grow from empty to @max entries in batches, then shrink back to empty,
+ * checking contents and that the reported memory follows the entries.
+ */
+static void grow_shrink(__u32 max, __u32 step)
+{
+	long long empty, full, back;
+	__u32 i;
+	int fd;
+
+	fd = create_map(8, 8, max, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	empty = map_memlock(fd);
+	ASSERT_GT(empty, 0, "memlock_empty");
+	for (i = 0; i < max; i += step)
+		if (!ASSERT_OK(fill_batch(fd, i, i + step, BPF_NOEXIST), "grow"))
+			goto out;
+	ASSERT_EQ(fill_batch(fd, max, max + 1, BPF_ANY), -E2BIG, "cap");
+	ASSERT_EQ(walk_count(fd), max, "walk_full");
+	full = map_memlock(fd);
+	/* At least 16 bytes of index and 8 of value per entry... */
+	ASSERT_GE(full, empty + (long long)max * 24, "memlock_grew");
+	/* ...and the index stays at or above 40% load. */
+	ASSERT_LE(full, empty + (long long)max * (40 + 16), "memlock_bounded");
+
+	for (i = 0; i < max; i += step)
+		if (!ASSERT_OK(drain_batch(fd, i, i + step), "shrink"))
+			goto out;
+	ASSERT_EQ(walk_count(fd), 0, "walk_empty");
+	back = map_memlock(fd);
+	ASSERT_EQ(back, empty, "memlock_back");
+out:
+	close(fd);
+}
+
+static void test_grow_shrink(void)
+{
+	grow_shrink(20000, 1000);
+}
+
+/* Single updates and deletes, each possibly resizing, interleaved with
+ * walks that must stay complete.
+ */
+static void test_single_resize(void)
+{
+	__u64 key, val;
+	__u32 i, n = 3000;
+	int fd;
+
+	fd = create_map(8, 8, n, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	for (i = 0; i < n; i++) {
+		key = fake_ip(i);
+		val = i;
+		if (!ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST),
+			       "insert"))
+			goto out;
+	}
+	ASSERT_EQ(walk_count(fd), n, "walk_full");
+	for (i = 0; i < n; i += 2) {
+		key = fake_ip(i);
+		if (!ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete"))
+			goto out;
+	}
+	ASSERT_EQ(walk_count(fd), n / 2, "walk_half");
+	for (i = 1; i < n; i += 2) {
+		key = fake_ip(i);
+		if (!ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "lookup") ||
+		    !ASSERT_EQ(val, i, "value"))
+			goto out;
+	}
+	for (i = 1; i < n; i += 2) {
+		key = fake_ip(i);
+		if (!ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete_rest"))
+			goto out;
+	}
+	ASSERT_EQ(walk_count(fd), 0, "walk_empty");
+out:
+	close(fd);
+}
+
+/* A walk that resizes the map between every two steps still visits every
+ * key that stays in the map exactly once.
+ */
+static void test_walk_during_resize(void)
+{
+	__u32 n = 2000, i, seen = 0, extra = 0;
+	__u64 key, next, val;
+	char *hit;
+	int fd, err;
+
+	fd = create_map(8, 8, 100000, 0);
+	hit = calloc(n, 1);
+	if (!ASSERT_GE(fd, 0, "create") || !ASSERT_OK_PTR(hit, "calloc"))
+		goto out;
+	if (!ASSERT_OK(fill_batch(fd, 0, n, BPF_ANY), "fill"))
+		goto out;
+	err = bpf_map_get_next_key(fd, NULL, &next);
+	while (!err) {
+		val = (next - fake_ip(0)) / 16;
+		if (val < n) {
+			ASSERT_EQ(hit[val], 0, "visited_once");
+			hit[val] = 1;
+			seen++;
+		}
+		/* Grow by 500 keys or shrink them away again. */
+		if (extra)
+			err = drain_batch(fd, n + 1000, n + 1000 + extra);
+		else
+			err = fill_batch(fd, n + 1000, n + 1500, BPF_ANY);
+		if (!ASSERT_OK(err, "resize"))
+			goto out;
+		extra = extra ? 0 : 500;
+		key = next;
+		err = bpf_map_get_next_key(fd, &key, &next);
+	}
+	ASSERT_EQ(err, -ENOENT, "walk_end");
+	ASSERT_EQ(seen, n, "walk_complete");
+out:
+	free(hit);
+	if (fd >= 0)
+		close(fd);
+}
+
+static __u64 ksym(const char *name)
+{
+	long addr = ksym_get_addr(name);
+
+	ASSERT_GT(addr, 0, name);
+	return addr;
+}
+
+static void trigger_fentry_tests(struct ip_cookie *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ipc_trigger),
+				     &topts);
+	ASSERT_OK(err, "test_run");
+}
+
+/* Each hit of a cookie-N attach point found map value N for its IP. */
+static void check_res(struct res *r, int nr, const __u64 *ips,
+		      const char *name)
+{
+	int i;
+
+	ASSERT_EQ(r->bad_cookie, 0, name);
+	for (i = 0; i < nr; i++) {
+		if (!ASSERT_GE(r->hits[i], 1, name) ||
+		    !ASSERT_EQ(r->value[i], i + 1, name))
+			printf("%s: attach point %d\n", name, i + 1);
+		if (ips)
+			ASSERT_EQ(r->ip[i], ips[i], name);
+	}
+}
+
+static void fill_ips(int fd, const __u64 *ips, int nr)
+{
+	__u64 val;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		val = i + 1;
+		ASSERT_OK(bpf_map_update_elem(fd, &ips[i], &val, BPF_ANY),
+			  "fill_ips");
+	}
+}
+
+static void subtest_kprobe_multi(struct ip_cookie *skel, const __u64 *ips)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct bpf_link *l1 = NULL, *l2 = NULL, *l3 = NULL;
+	__u64 cookies[NR_FUNCS];
+	int i;
+
+	/* Cookie i+1 for bpf_fentry_test(i+1): the map holds the same. */
+	for (i = 0; i < NR_FUNCS; i++)
+		cookies[i] = i + 1;
+	opts.syms = (const char **)fentry_funcs;
+	opts.cookies = cookies;
+	opts.cnt = NR_FUNCS;
+	l1 = bpf_program__attach_kprobe_multi_opts(skel->progs.ipc_kmulti,
+						   NULL, &opts);
+	opts.retprobe = true;
+	l2 = bpf_program__attach_kprobe_multi_opts(skel->progs.ipc_kretmulti,
+						   NULL, &opts);
+	opts.retprobe = false;
+	opts.session = true;
+	l3 = bpf_program__attach_kprobe_multi_opts(skel->progs.ipc_session,
+						   NULL, &opts);
+	if (!ASSERT_OK_PTR(l1, "attach_kmulti") ||
+	    !ASSERT_OK_PTR(l2, "attach_kretmulti") ||
+	    !ASSERT_OK_PTR(l3, "attach_session"))
+		goto out;
+	trigger_fentry_tests(skel);
+	check_res(&skel->bss->kmulti, NR_FUNCS, ips, "kprobe_multi");
+	check_res(&skel->bss->kretmulti, NR_FUNCS, ips, "kretprobe_multi");
+	check_res(&skel->bss->sess_entry, NR_FUNCS, ips, "session_entry");
+	check_res(&skel->bss->sess_return, NR_FUNCS, ips, "session_return");
+out:
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l3);
+}
+
+static void subtest_kprobe(struct ip_cookie *skel, const __u64 *ips)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = 1);
+	struct bpf_link *l1, *l2;
+
+	l1 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kprobe,
+					     "bpf_fentry_test1", &opts);
+	opts.retprobe = true;
+	l2 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kretprobe,
+					     "bpf_fentry_test1", &opts);
+	if (ASSERT_OK_PTR(l1, "attach_kprobe") &&
+	    ASSERT_OK_PTR(l2, "attach_kretprobe")) {
+		trigger_fentry_tests(skel);
+		check_res(&skel->bss->kprobe, 1, ips, "kprobe");
+		check_res(&skel->bss->kretprobe, 1, ips, "kretprobe");
+	}
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+}
+
+static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
+{
+	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = 1);
+	struct bpf_link *l1, *l2, *l3;
+	__u64 mod_ret_ip[1];
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int fd = bpf_map__fd(skel->maps.ip_map);
+	__u64 val = 1;
+
+	mod_ret_ip[0] = ksym("bpf_modify_return_test");
+	ASSERT_OK(bpf_map_update_elem(fd, mod_ret_ip, &val, BPF_ANY), "fill");
+
+	l1 = bpf_program__attach_trace_opts(skel->progs.ipc_fentry, &opts);
+	l2 = bpf_program__attach_trace_opts(skel->progs.ipc_fexit, &opts);
+	l3 = bpf_program__attach_trace_opts(skel->progs.ipc_fmod_ret, &opts);
+	if (ASSERT_OK_PTR(l1, "attach_fentry") &&
+	    ASSERT_OK_PTR(l2, "attach_fexit") &&
+	    ASSERT_OK_PTR(l3, "attach_fmod_ret")) {
+		trigger_fentry_tests(skel);
+		/* Test-running fmod_ret calls bpf_modify_return_test(). */
+		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ipc_fmod_ret),
+						 &topts), "test_run_fmod_ret");
+		check_res(&skel->bss->fentry, 1, ips, "fentry");
+		check_res(&skel->bss->fexit, 1, ips, "fexit");
+		check_res(&skel->bss->fmod_ret, 1, mod_ret_ip, "fmod_ret");
+	}
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l3);
+}
+
+noinline int ip_cookie_utarget1(int x)
+{
+	asm volatile ("" : "+r"(x));
+	return x + 1;
+}
+
+noinline int ip_cookie_utarget2(int x)
+{
+	asm volatile ("" : "+r"(x));
+	return x + 2;
+}
+
+static void subtest_uprobe(struct ip_cookie *skel)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, mopts);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link *l1 = NULL, *l2 = NULL, *l3 = NULL;
+	const char *syms[2] = { "ip_cookie_utarget1", "ip_cookie_utarget2" };
+	__u64 cookies[2] = { 1, 2 };
+	__u64 ips[2];
+	int fd = bpf_map__fd(skel->maps.ip_map);
+
+	/* The user virtual address is what bpf_get_func_ip() returns. */
+	ips[0] = (__u64)(unsigned long)&ip_cookie_utarget1;
+	ips[1] = (__u64)(unsigned long)&ip_cookie_utarget2;
+	fill_ips(fd, ips, 2);
+
+	opts.func_name = "ip_cookie_utarget1";
+	opts.bpf_cookie = 1;
+	l1 = bpf_program__attach_uprobe_opts(skel->progs.ipc_uprobe, 0,
+					     "/proc/self/exe", 0, &opts);
+	l2 = bpf_program__attach_uprobe_opts(skel->progs.ipc_uprobe_sleep, 0,
+					     "/proc/self/exe", 0, &opts);
+	mopts.syms = syms;
+	mopts.cookies = cookies;
+	mopts.cnt = 2;
+	l3 = bpf_program__attach_uprobe_multi(skel->progs.ipc_uprobe_multi, -1,
+					      "/proc/self/exe", NULL, &mopts);
+	if (ASSERT_OK_PTR(l1, "attach_uprobe") &&
+	    ASSERT_OK_PTR(l2, "attach_uprobe_sleep") &&
+	    ASSERT_OK_PTR(l3, "attach_uprobe_multi")) {
+		ip_cookie_utarget1(1);
+		ip_cookie_utarget2(2);
+		check_res(&skel->bss->uprobe, 1, ips, "uprobe");
+		check_res(&skel->bss->uprobe_sleep, 1, ips, "uprobe_sleepable");
+		check_res(&skel->bss->uprobe_multi, 2, ips, "uprobe_multi");
+	}
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l3);
+}
+
+static void subtest_tracepoints(struct ip_cookie *skel)
+{
+	LIBBPF_OPTS(bpf_raw_tracepoint_opts, ropts, .cookie = 1);
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = 1);
+	int fd = bpf_map__fd(skel->maps.ip_map);
+	struct bpf_link *l1, *l2;
+	__u64 key, val = 1;
+	pid_t child;
+
+	/* No function address here: the tool picks the key. */
+	key = TAG_TP;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_tp");
+	key = TAG_RAW_TP;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_raw_tp");
+
+	l1 = bpf_program__attach_tracepoint_opts(skel->progs.ipc_tp, "task",
+						 "task_newtask", &opts);
+	l2 = bpf_program__attach_raw_tracepoint_opts(skel->progs.ipc_raw_tp,
+						     "task_newtask", &ropts);
+	if (ASSERT_OK_PTR(l1, "attach_tp") && ASSERT_OK_PTR(l2, "attach_raw_tp")) {
+		child = fork();
+		if (child == 0)
+			_exit(0);
+		if (ASSERT_GT(child, 0, "fork"))
+			waitpid(child, NULL, 0);
+		check_res(&skel->bss->tp, 1, NULL, "tracepoint");
+		check_res(&skel->bss->raw_tp, 1, NULL, "raw_tp");
+	}
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+}
+
+/* A perf_event program looks up from the event's overflow handler: NMI
+ * context for a hardware event, hrtimer interrupt for a software one.
+ */
+static void subtest_perf_event(struct ip_cookie *skel)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = 1);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = 100000,
+	};
+	int fd = bpf_map__fd(skel->maps.ip_map), pfd;
+	struct bpf_link *link;
+	__u64 key = TAG_PERF, val = 1;
+	volatile __u64 spin = 0;
+	int i;
+
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_perf");
+	pfd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (pfd < 0) {
+		/* No PMU (pure emulation): no NMI, use a software clock. */
+		printf("%s: no hardware PMU (%d), using cpu-clock, not NMI\n",
+		       __func__, -errno);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		pfd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	}
+	if (!ASSERT_GE(pfd, 0, "perf_event_open"))
+		return;
+	link = bpf_program__attach_perf_event_opts(skel->progs.ipc_perf, pfd,
+						   &opts);
+	if (ASSERT_OK_PTR(link, "attach_perf")) {
+		for (i = 0; i < 2000 && !skel->bss->perf.hits[0]; i++)
+			for (spin = 0; spin < 1000000; spin++)
+				;
+		check_res(&skel->bss->perf, 1, NULL, "perf_event");
+	}
+	bpf_link__destroy(link);
+	close(pfd);
+}
+
+static void test_prog_types(void)
+{
+	struct ip_cookie *skel;
+	__u64 ips[NR_FUNCS];
+	int i;
+
+	skel = ip_cookie__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	for (i = 0; i < NR_FUNCS; i++)
+		ips[i] = ksym(fentry_funcs[i]);
+	fill_ips(bpf_map__fd(skel->maps.ip_map), ips, NR_FUNCS);
+
+	subtest_kprobe_multi(skel, ips);
+	subtest_kprobe(skel, ips);
+	subtest_fentry(skel, ips);
+	subtest_uprobe(skel);
+	subtest_tracepoints(skel);
+	subtest_perf_event(skel);
+	ip_cookie__destroy(skel);
+}
+
+struct resize_ctx {
+	int fd;
+	volatile bool stop;
+	int err;
+};
+
+/* Grow the map by thousands of entries and shrink it again, forever. */
+static void *resizer(void *arg)
+{
+	struct resize_ctx *ctx = arg;
+
+	while (!ctx->stop) {
+		ctx->err = fill_batch(ctx->fd, 100, 3100, BPF_ANY);
+		if (ctx->err)
+			break;
+		ctx->err = drain_batch(ctx->fd, 100, 3100);
+		if (ctx->err)
+			break;
+	}
+	return NULL;
+}
+
+/* Programs increment values in place while the index is rebuilt under
+ * them: not one increment may be lost.
+ */
+static void test_writes_survive_resize(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct resize_ctx ctx = {};
+	struct bpf_link *link = NULL;
+	struct ip_cookie *skel;
+	__u64 ips[NR_FUNCS], val;
+	pthread_t thread;
+	bool started = false;
+	int i, runs = 200;
+
+	skel = ip_cookie__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	ctx.fd = bpf_map__fd(skel->maps.count_map);
+	for (i = 0; i < NR_FUNCS; i++) {
+		ips[i] = ksym(fentry_funcs[i]);
+		val = 0;
+		ASSERT_OK(bpf_map_update_elem(ctx.fd, &ips[i], &val, BPF_NOEXIST),
+			  "fill");
+	}
+	opts.syms = (const char **)fentry_funcs;
+	opts.cnt = NR_FUNCS;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.ipc_count,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+
+	/* Resize between runs, from this thread... */
+	for (i = 0; i < runs / 2; i++) {
+		trigger_fentry_tests(skel);
+		if (i % 2)
+			ASSERT_OK(fill_batch(ctx.fd, 100, 1100, BPF_ANY), "grow");
+		else if (i)
+			ASSERT_OK(drain_batch(ctx.fd, 100, 1100), "shrink");
+	}
+	/* ...and during runs, from another one. */
+	if (!ASSERT_OK(pthread_create(&thread, NULL, resizer, &ctx), "thread"))
+		goto out;
+	started = true;
+	for (; i < runs; i++)
+		trigger_fentry_tests(skel);
+out:
+	if (started) {
+		ctx.stop = true;
+		pthread_join(thread, NULL);
+		ASSERT_OK(ctx.err, "resizer");
+	}
+	bpf_link__destroy(link);
+	if (started) {
+		ASSERT_EQ(skel->bss->count_missed, 0, "missed");
+		for (i = 0; i < NR_FUNCS; i++) {
+			ASSERT_OK(bpf_map_lookup_elem(ctx.fd, &ips[i], &val),
+				  "lookup");
+			ASSERT_EQ(val, runs, fentry_funcs[i]);
+		}
+	}
+	ip_cookie__destroy(skel);
+}
+
+static char *run_cmd(const char *cmd)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = calloc(1, cap);
+	FILE *f;
+
+	if (!out)
+		return NULL;
+	f = popen(cmd, "r");
+	if (!f) {
+		free(out);
+		return NULL;
+	}
+	while (len < cap - 1 && (n = fread(out + len, 1, cap - 1 - len, f)) > 0)
+		len += n;
+	if (pclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* bpftool pretty-prints the map with its BTF, plain and as JSON. */
+static void test_bpftool_dump(void)
+{
+	struct ip_cookie *skel;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char cmd[256], want[64], *out;
+	__u64 key = 0xffffffff81000040ULL, val = 4242;
+	int fd;
+
+	skel = ip_cookie__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	fd = bpf_map__fd(skel->maps.ip_map);
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill");
+	if (!ASSERT_OK(bpf_map_get_info_by_fd(fd, &info, &len), "info"))
+		goto out;
+
+	snprintf(cmd, sizeof(cmd), "bpftool map dump id %u 2>&1", info.id);
+	out = run_cmd(cmd);
+	if (ASSERT_OK_PTR(out, "bpftool_plain")) {
+		snprintf(want, sizeof(want), "\"key\": %llu", key);
+		ASSERT_OK_PTR(strstr(out, want), "plain_key");
+		ASSERT_OK_PTR(strstr(out, "\"value\": 4242"), "plain_value");
+		ASSERT_OK_PTR(strstr(out, "Found 1 element"), "plain_count");
+		free(out);
+	}
+	snprintf(cmd, sizeof(cmd), "bpftool -j map dump id %u 2>&1", info.id);
+	out = run_cmd(cmd);
+	if (ASSERT_OK_PTR(out, "bpftool_json")) {
+		snprintf(want, sizeof(want), "\"key\":%llu", key);
+		ASSERT_OK_PTR(strstr(out, want), "json_key");
+		ASSERT_OK_PTR(strstr(out, "\"value\":4242"), "json_value");
+		free(out);
+	}
+
+	snprintf(cmd, sizeof(cmd),
+		 "bpftool map create /sys/fs/bpf/ipc_cli type ip_cookie key 8 value 8 entries 4 name ipc_cli 2>&1 && "
+		 "bpftool map update pinned /sys/fs/bpf/ipc_cli key hex 40 00 00 81 ff ff ff ff value hex 2a 00 00 00 00 00 00 00 2>&1 && "
+		 "bpftool map dump pinned /sys/fs/bpf/ipc_cli 2>&1; rm -f /sys/fs/bpf/ipc_cli");
+	out = run_cmd(cmd);
+	if (ASSERT_OK_PTR(out, "bpftool_create")) {
+		ASSERT_OK_PTR(strstr(out, "key: 40 00 00 81 ff ff ff ff  value: 2a 00 00 00 00 00 00 00"),
+			      "cli_dump");
+		free(out);
+	}
+out:
+	ip_cookie__destroy(skel);
+}
+
+void test_ip_cookie(void)
+{
+	if (test__start_subtest("bad_attrs"))
+		test_bad_attrs();
+	if (test__start_subtest("syscall_ops"))
+		test_syscall_ops();
+	if (test__start_subtest("link_keys"))
+		test_link_keys();
+	if (test__start_subtest("batch"))
+		test_batch();
+	if (test__start_subtest("grow_shrink"))
+		test_grow_shrink();
+	if (test__start_subtest("single_resize"))
+		test_single_resize();
+	if (test__start_subtest("walk_during_resize"))
+		test_walk_during_resize();
+	if (test__start_subtest("prog_types"))
+		test_prog_types();
+	if (test__start_subtest("writes_survive_resize"))
+		test_writes_survive_resize();
+	if (test__start_subtest("bpftool_dump"))
+		test_bpftool_dump();
+}
+
+void test_ip_cookie_verifier(void)
+{
+	RUN_TESTS(ip_cookie_fail);
+}
+
+/* The large-scale check: run on the base kernel by `make test`. */
+void test_ip_cookie_scale(void)
+{
+	if (test__start_subtest("grow_shrink_100k"))
+		grow_shrink(100000, 5000);
+	if (test__start_subtest("grow_shrink_1m"))
+		grow_shrink(1000000, 50000);
+}

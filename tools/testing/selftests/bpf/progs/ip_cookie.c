@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Programs of every tracing type look their per-function data up in a
+ * BPF_MAP_TYPE_IP_COOKIE map and record it next to the attach cookie of
+ * the same hit, so the test can prove the two agree.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+#define NR_SLOTS 8
+/* Key of the entry for attach points that have no function address. */
+#define TAG_TP		0x7e570001ULL
+#define TAG_RAW_TP	0x7e570002ULL
+#define TAG_PERF	0x7e570003ULL
+
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, __u64);
+} ip_map SEC(".maps");
+
+/* Values the programs increment in place; the test resizes it meanwhile. */
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 1 << 20);
+	__type(key, __u64);
+	__type(value, __u64);
+} count_map SEC(".maps");
+
+struct res {
+	__u64 hits[NR_SLOTS];	/* indexed by cookie - 1 */
+	__u64 value[NR_SLOTS];	/* map value found on the last hit */
+	__u64 ip[NR_SLOTS];	/* bpf_get_func_ip() of the last hit */
+	__u64 bad_cookie;
+};
+
+int pid;
+struct res kprobe, kretprobe, kmulti, kretmulti, sess_entry, sess_return;
+struct res fentry, fexit, fmod_ret, uprobe, uprobe_multi, uprobe_sleep;
+struct res tp, raw_tp, perf;
+__u64 count_missed;
+
+static __always_inline void record(struct res *r, void *ctx, __u64 key)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 *v, idx;
+
+	if (bpf_get_current_pid_tgid() >> 32 != pid)
+		return;
+	v = bpf_map_lookup_elem(&ip_map, &key);
+	idx = cookie - 1;
+	if (idx >= NR_SLOTS) {
+		r->bad_cookie++;
+		return;
+	}
+	r->hits[idx]++;
+	r->value[idx] = v ? *v : 0;
+	r->ip[idx] = key;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(ipc_kprobe)
+{
+	record(&kprobe, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(ipc_kretprobe)
+{
+	record(&kretprobe, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("kprobe.multi")
+int ipc_kmulti(struct pt_regs *ctx)
+{
+	record(&kmulti, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("kretprobe.multi")
+int ipc_kretmulti(struct pt_regs *ctx)
+{
+	record(&kretmulti, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("kprobe.session")
+int ipc_session(struct pt_regs *ctx)
+{
+	bool ret = bpf_session_is_return();
+
+	record(ret ? &sess_return : &sess_entry, ctx, bpf_get_func_ip(ctx));
+	return 0;	/* also run on return */
+}
+
+SEC("fentry/bpf_fentry_test1")
+int BPF_PROG(ipc_fentry, int a)
+{
+	record(&fentry, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("fexit/bpf_fentry_test1")
+int BPF_PROG(ipc_fexit, int a, int ret)
+{
+	record(&fexit, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("fmod_ret/bpf_modify_return_test")
+int BPF_PROG(ipc_fmod_ret, int a, int *b, int ret)
+{
+	record(&fmod_ret, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("uprobe")
+int ipc_uprobe(struct pt_regs *ctx)
+{
+	record(&uprobe, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("uprobe.multi")
+int ipc_uprobe_multi(struct pt_regs *ctx)
+{
+	record(&uprobe_multi, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("uprobe.s")
+int ipc_uprobe_sleep(struct pt_regs *ctx)
+{
+	record(&uprobe_sleep, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("tp/task/task_newtask")
+int ipc_tp(void *ctx)
+{
+	record(&tp, ctx, TAG_TP);
+	return 0;
+}
+
+SEC("raw_tp/task_newtask")
+int ipc_raw_tp(void *ctx)
+{
+	record(&raw_tp, ctx, TAG_RAW_TP);
+	return 0;
+}
+
+SEC("perf_event")
+int ipc_perf(void *ctx)
+{
+	record(&perf, ctx, TAG_PERF);
+	return 0;
+}
+
+/* In-place writes: count every hit in the value of the function's entry. */
+SEC("kprobe.multi")
+int ipc_count(struct pt_regs *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	__u64 *v;
+
+	if (bpf_get_current_pid_tgid() >> 32 != pid)
+		return 0;
+	v = bpf_map_lookup_elem(&count_map, &ip);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else
+		__sync_fetch_and_add(&count_missed, 1);
+	return 0;
+}
+
+/* Calls bpf_fentry_test1..8 when test-run; never attached. */
+SEC("fentry/bpf_modify_return_test")
+int BPF_PROG(ipc_trigger)
+{
+	return 0;
+}

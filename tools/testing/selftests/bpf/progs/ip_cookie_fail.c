@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Programs must not change a BPF_MAP_TYPE_IP_COOKIE map. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "bpf_misc.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 8);
+	__type(key, __u64);
+	__type(value, __u64);
+} ip_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 8);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u64);
+	__type(value, __u64);
+} ro_map SEC(".maps");
+
+SEC("kprobe")
+__failure __msg("ip_cookie maps are changed only by the bpf syscall")
+int update_from_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx), val = 1;
+
+	bpf_map_update_elem(&ip_map, &key, &val, BPF_ANY);
+	return 0;
+}
+
+SEC("kprobe")
+__failure __msg("ip_cookie maps are changed only by the bpf syscall")
+int delete_from_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+
+	bpf_map_delete_elem(&ip_map, &key);
+	return 0;
+}
+
+SEC("kprobe")
+__failure __msg("write into map forbidden")
+int write_rdonly_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+	__u64 *v = bpf_map_lookup_elem(&ro_map, &key);
+
+	if (v)
+		*v = 1;
+	return 0;
+}
+
+SEC("kprobe")
+__success
+int read_rdonly_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+	__u64 *v = bpf_map_lookup_elem(&ro_map, &key);
+
+	return v ? *v : 0;
+}
+
+SEC("kprobe")
+__success
+int write_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+	__u64 *v = bpf_map_lookup_elem(&ip_map, &key);
+
+	if (v)
+		*v += 1;
+	return 0;
+}
