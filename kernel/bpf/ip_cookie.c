@@ -29,7 +29,10 @@
  * slot is only reused for the same ip, so a reader that matched the ip of
  * a slot can trust the element it then loads: either it is NULL, or it
  * belongs to that ip (16-byte keys also compare the link ID stored in the
- * element).
+ * element).  No ordering between the two loads is needed: a new slot is
+ * zeroed, so a reader that sees its ip before its element sees NULL and
+ * misses a key that is being inserted, which it may.  That keeps the
+ * lookup to plain loads, simple enough to inline (see gen_lookup).
  *
  * Values live in elements that are never moved or copied by a resize, so
  * the pointer a program got from bpf_map_lookup_elem() stays valid for the
@@ -59,6 +62,7 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/err.h>
+#include <linux/filter.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
@@ -222,15 +226,13 @@ static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 	tbl = rcu_dereference_check(ic->tbl, ip_cookie_read_held(ic));
 	for (i = ip_cookie_hash(ic, ip) >> tbl->shift; i < tbl->len; i++) {
 		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		/* Pairs with smp_store_release() in ip_cookie_update_nolock() */
-		u64 sip = smp_load_acquire(&slot->ip);
+		u64 sip = READ_ONCE(slot->ip);
 		void *elem;
 
-		if (sip != ip) {
-			if (!sip)
-				break;
+		if (!sip)
+			break;
+		if (sip != ip)
 			continue;
-		}
 		elem = rcu_dereference_check(slot->elem,
 					     ip_cookie_read_held(ic));
 		if (!elem)
@@ -247,6 +249,57 @@ static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
 {
 	return ip_cookie_find(to_ip_cookie(map), key);
+}
+
+/* Inline the lookup of an 8-byte key: ip_cookie_find() in BPF
+ * instructions.  In: r1 = map, r2 = key.  Out: r0 = value or NULL.
+ * Clobbers r1-r5.
+ */
+static int ip_cookie_map_gen_lookup(struct bpf_map *map,
+				    struct bpf_insn *insn_buf)
+{
+	const int tbl = BPF_REG_1, ip = BPF_REG_2, i = BPF_REG_3;
+	const int tmp = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
+	struct bpf_ip_cookie *ic = to_ip_cookie(map);
+	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
+	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
+	struct bpf_insn *insn = insn_buf;
+
+	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
+	if (ip_cookie_has_link(ic))
+		return -EOPNOTSUPP;
+
+	/* i = ((ip ^ seed) * GOLDEN_RATIO_64) >> tbl->shift */
+	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
+			      offsetof(struct bpf_ip_cookie, tbl));
+	*insn++ = BPF_LDX_MEM(BPF_DW, ip, BPF_REG_2, 0);
+	*insn++ = BPF_LD_IMM64(i, ic->seed);
+	*insn++ = BPF_ALU64_REG(BPF_XOR, i, ip);
+	*insn++ = BPF_LD_IMM64(tmp, GOLDEN_RATIO_64);
+	*insn++ = BPF_ALU64_REG(BPF_MUL, i, tmp);
+	*insn++ = BPF_LDX_MEM(BPF_W, tmp, tbl,
+			      offsetof(struct ip_cookie_table, shift));
+	*insn++ = BPF_ALU64_REG(BPF_RSH, i, tmp);
+	*insn++ = BPF_LDX_MEM(BPF_W, tmp, tbl,
+			      offsetof(struct ip_cookie_table, len));
+	/* loop: while (i < len) */
+	*insn++ = BPF_JMP_REG(BPF_JGE, i, tmp, 11);
+	*insn++ = BPF_MOV64_REG(slot, i);
+	*insn++ = BPF_ALU64_IMM(BPF_LSH, slot, 4);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, slot, tbl);
+	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_ip);
+	/* EMPTY: miss; same ip: load the element; other ip: next */
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 6);
+	*insn++ = BPF_JMP_REG(BPF_JEQ, ret, ip, 2);
+	*insn++ = BPF_ALU64_IMM(BPF_ADD, i, 1);
+	*insn++ = BPF_JMP_A(-9);
+	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_elem);
+	/* DEAD: next */
+	*insn++ = BPF_JMP_IMM(BPF_JNE, ret, 0, 2);
+	*insn++ = BPF_JMP_A(-5);
+	/* miss: */
+	*insn++ = BPF_MOV64_IMM(ret, 0);
+	return insn - insn_buf;
 }
 
 /* Place @elem for @ip in the first EMPTY slot of its probe sequence of a
@@ -454,9 +507,8 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		}
 	}
 
-	RCU_INIT_POINTER(pos.free->elem, elem);
-	/* Publish: a reader that sees the ip also sees the element. */
-	smp_store_release(&pos.free->ip, k->ip);
+	rcu_assign_pointer(pos.free->elem, elem);
+	WRITE_ONCE(pos.free->ip, k->ip);
 	tbl->used++;
 	ic->count++;
 	return 0;
@@ -722,8 +774,7 @@ static int ip_cookie_map_get_next_key(struct bpf_map *map, void *key,
 	}
 	for (; i < tbl->len; i++) {
 		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		/* Pairs with smp_store_release() in ip_cookie_update_nolock() */
-		u64 sip = smp_load_acquire(&slot->ip);
+		u64 sip = READ_ONCE(slot->ip);
 		u32 link = 0;
 		void *elem;
 		u64 h;
@@ -882,6 +933,7 @@ const struct bpf_map_ops ip_cookie_map_ops = {
 	.map_update_batch = ip_cookie_map_update_batch,
 	.map_delete_batch = ip_cookie_map_delete_batch,
 	.map_lookup_elem = ip_cookie_map_lookup_elem,
+	.map_gen_lookup = ip_cookie_map_gen_lookup,
 	.map_update_elem = ip_cookie_map_update_elem,
 	.map_delete_elem = ip_cookie_map_delete_elem,
 	.map_seq_show_elem = ip_cookie_map_seq_show_elem,
