@@ -339,12 +339,25 @@ static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
 	return tbl;
 }
 
+/* Is there an EMPTY slot in the probe sequence of @ip? */
+static bool ip_cookie_has_room(const struct bpf_ip_cookie *ic,
+			       const struct ip_cookie_table *tbl, u64 ip)
+{
+	u32 i;
+
+	for (i = ip_cookie_hash(ic, ip) >> tbl->shift; i < tbl->len; i++)
+		if (!tbl->slots[i].ip)
+			return true;
+	return false;
+}
+
 /* Build an unpublished table holding every LIVE slot of @old, sized for
- * @nr entries.  Called with ic->lock held.
+ * @nr entries, with room for @ip unless it is 0.  Called with ic->lock
+ * held.
  */
 static struct ip_cookie_table *
 ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
-			 const struct ip_cookie_table *old, u32 nr)
+			 const struct ip_cookie_table *old, u32 nr, u64 ip)
 {
 	u32 buckets = ip_cookie_nr_buckets(nr);
 	u32 tail = IP_COOKIE_MIN_TAIL;
@@ -362,26 +375,29 @@ retry:
 
 		if (!elem)
 			continue;
-		if (!ip_cookie_place(ic, tbl, slot->ip, elem)) {
-			/* A cluster ran past the last bucket: longer tail. */
-			kvfree(tbl);
-			tail *= 2;
-			goto retry;
-		}
+		if (!ip_cookie_place(ic, tbl, slot->ip, elem))
+			goto longer_tail;
 	}
-	return tbl;
+	if (!ip || ip_cookie_has_room(ic, tbl, ip))
+		return tbl;
+longer_tail:
+	/* A cluster ran past the last bucket. */
+	kvfree(tbl);
+	tail *= 2;
+	goto retry;
 }
 
-/* Replace the index with one sized for @nr entries.  Called with ic->lock
- * held; the old table goes to @grave.  On -ENOMEM nothing changes.
+/* Replace the index with one sized for @nr entries, with room for @ip
+ * unless it is 0.  Called with ic->lock held; the old table goes to
+ * @grave.  On -ENOMEM nothing changes.
  */
-static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 nr,
+static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 nr, u64 ip,
 				   struct ip_cookie_grave *grave)
 {
 	struct ip_cookie_table *old, *tbl;
 
 	old = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
-	tbl = ip_cookie_rebuild_nolock(ic, old, nr);
+	tbl = ip_cookie_rebuild_nolock(ic, old, nr, ip);
 	if (!tbl)
 		return -ENOMEM;
 	rcu_assign_pointer(ic->tbl, tbl);
@@ -492,7 +508,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	}
 
 	if (!pos.free || tbl->used >= ip_cookie_max_used(tbl)) {
-		err = ip_cookie_resize_nolock(ic, ic->count + 1, grave);
+		err = ip_cookie_resize_nolock(ic, ic->count + 1, k->ip, grave);
 		if (err) {
 			kfree(elem);
 			return err;
@@ -500,7 +516,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		tbl = rcu_dereference_protected(ic->tbl,
 						lockdep_is_held(&ic->lock));
 		ip_cookie_locate_nolock(ic, tbl, k, &pos);
-		/* A fresh table has no DEAD slot and room by construction. */
+		/* A fresh table has no DEAD slot and room for the key. */
 		if (WARN_ON_ONCE(!pos.free)) {
 			kfree(elem);
 			return -EFAULT;
@@ -546,7 +562,7 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic,
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 	buckets = 1U << (64 - tbl->shift);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5)
-		ip_cookie_resize_nolock(ic, ic->count, grave);
+		ip_cookie_resize_nolock(ic, ic->count, 0, grave);
 }
 
 /* Called from syscall, in sleepable context (see bpf_map_update_value()) */
@@ -650,7 +666,7 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	if ((u64)tbl->used + nr_new > ip_cookie_max_used(tbl)) {
 		grave = ip_cookie_grave_alloc(1);
 		err = grave ?
-		      ip_cookie_resize_nolock(ic, ic->count + nr_new, grave) :
+		      ip_cookie_resize_nolock(ic, ic->count + nr_new, 0, grave) :
 		      -ENOMEM;
 		if (grave)
 			ip_cookie_grave_close(grave);
