@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the raw output of run_bench_ip_cookie.sh into docs/results/:
+results-MODE.csv (every measurement), summary-MODE.json, results-MODE.md
+and PNG plots (gnuplot).
+
+  bench-report.py RAW ENV OUTDIR MODE
+
+Throughput numbers are normalised to the empty program (or the loop
+without a lookup) of the same round: delta-ns = ns/hit(variant) -
+ns/hit(empty).  Medians over rounds, with min and max.
+"""
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+raw_path, env_path, out, mode = sys.argv[1:5]
+KV = re.compile(r'(\w+)=(\S+)')
+
+
+def kv(line):
+    return dict(KV.findall(line))
+
+
+def num(x):
+    try:
+        return float(x)
+    except ValueError:
+        return x
+
+
+env = {}
+with open(env_path) as f:
+    for line in f:
+        k, _, v = line.rstrip('\n').partition('=')
+        env[k] = v
+
+rows = []          # (section, bench, param, round, metric, value)
+thr = []           # throughput results
+mem, pop, att = [], [], []
+guest = []
+vuln = []
+fails = []
+rnd = 0
+with open(raw_path) as f:
+    for line in f:
+        line = line.rstrip('\n')
+        if line.startswith('ipc-run:'):
+            rnd = int(kv(line)['round'])
+        elif line.startswith('ipc-result:'):
+            d = {k: num(v) for k, v in kv(line).items()}
+            d['round'] = rnd
+            thr.append(d)
+        elif line.startswith('ipc-mem:'):
+            mem.append({k: num(v) for k, v in kv(line).items()})
+        elif line.startswith('ipc-populate:'):
+            pop.append({k: num(v) for k, v in kv(line).items()})
+        elif line.startswith('ipc-attach:') and 'mode=' in line:
+            att.append({k: num(v) for k, v in kv(line).items()})
+        elif line.startswith('ipc-attach:'):
+            env['attachable'] = kv(line).get('attachable', '?')
+        elif line.startswith('ipc-env:'):
+            guest.append(line[len('ipc-env: '):])
+        elif line.startswith('ipc-vuln:'):
+            vuln.append(line[len('ipc-vuln: '):])
+        elif line.startswith('ipc-fail:'):
+            fails.append(line[len('ipc-fail: '):])
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float('nan')
+
+
+def stat(xs):
+    return {'median': med(xs), 'min': min(xs) if xs else None,
+            'max': max(xs) if xs else None, 'n': len(xs)}
+
+
+def short(bench, prefix):
+    return bench[len(prefix):]
+
+
+# --- hot path: kprobe.multi and fentry, delta over the empty program
+def hot(prefix, key):
+    by = {}   # (param, round) -> {variant: ns}
+    mops = {}
+    for d in thr:
+        if not d['bench'].startswith(prefix):
+            continue
+        p = int(d[key]) if key else 1
+        v = short(d['bench'], prefix)
+        by.setdefault((p, d['round']), {})[v] = d['ns']
+        mops.setdefault((p, v), []).append(d['mops'])
+        rows.append((prefix.rstrip('-'), v, p, d['round'], 'ns_per_hit', d['ns']))
+        rows.append((prefix.rstrip('-'), v, p, d['round'], 'fires_per_hit',
+                     d['fires_per_hit']))
+        if d['misses']:
+            fails.append('%s %s=%s: %d misses' % (d['bench'], key, p, d['misses']))
+    res = {}
+    for (p, r), vs in by.items():
+        if 'empty' not in vs:
+            continue
+        for v, ns in vs.items():
+            res.setdefault(p, {}).setdefault(v, []).append(ns - vs['empty'])
+            rows.append((prefix.rstrip('-'), v, p, r, 'delta_ns', ns - vs['empty']))
+    out_ = {}
+    for p in sorted(res):
+        out_[p] = {v: dict(stat(xs), mops=med(mops[(p, v)]))
+                   for v, xs in res[p].items()}
+    return out_
+
+
+kmulti = hot('ipc-kmulti-', 'funcs')
+fentry = hot('ipc-fentry-', None)
+
+# --- lookup micro-benchmark, delta over the loop without a lookup
+lk_by = {}
+resize = {}
+for d in thr:
+    if not d['bench'].startswith('ipc-lookup-'):
+        continue
+    v = short(d['bench'], 'ipc-lookup-')
+    n = int(d['entries'])
+    if int(d['resize']):
+        resize.setdefault(n, {}).setdefault('resize', []).append(d['mops'])
+        resize[n].setdefault('resizes', []).append(d['resizes'])
+        continue
+    lk_by.setdefault((n, d['round']), {})[v] = d['ns']
+    rows.append(('lookup', v, n, d['round'], 'ns_per_loop', d['ns']))
+lk = {}
+for (n, r), vs in lk_by.items():
+    if 'none' not in vs:
+        continue
+    for v, ns in vs.items():
+        if v == 'none':
+            continue
+        lk.setdefault(n, {}).setdefault(v, []).append(ns - vs['none'])
+        rows.append(('lookup', v, n, r, 'delta_ns', ns - vs['none']))
+    if 'ipc' in vs:
+        resize.setdefault(n, {}).setdefault('quiet', []).append(1000.0 / vs['ipc'])
+lookup = {n: {v: stat(xs) for v, xs in lk[n].items()} for n in sorted(lk)}
+resize = {n: {k: med(v) for k, v in d.items()} for n, d in resize.items()
+          if 'resize' in d}
+
+# --- memory, population, attach
+memory = {}
+for d in mem:
+    for m in ('memlock_per_entry', 'memcg_per_entry'):
+        memory.setdefault(int(d['entries']), {}).setdefault(d['kind'], {}) \
+              .setdefault(m, []).append(d[m])
+        rows.append(('mem', d['kind'], int(d['entries']), 0, m, d[m]))
+memory = {n: {k: {m: med(x) for m, x in v.items()} for k, v in d.items()}
+          for n, d in sorted(memory.items())}
+
+popul = {}
+for d in pop:
+    for m, x in d.items():
+        if m in ('kind', 'entries'):
+            continue
+        popul.setdefault(int(d['entries']), {}).setdefault(d['kind'], {}) \
+             .setdefault(m, []).append(x)
+        rows.append(('populate', d['kind'], int(d['entries']), 0, m, x))
+popul = {n: {k: {m: med(x) for m, x in v.items()} for k, v in d.items()}
+         for n, d in sorted(popul.items())}
+
+attach = {}
+for d in att:
+    for m in ('attach_ms', 'fill_ms', 'detach_ms'):
+        attach.setdefault(int(d['funcs']), {}).setdefault(d['mode'], {}) \
+              .setdefault(m, []).append(d[m])
+        rows.append(('attach', d['mode'], int(d['funcs']), 0, m, d[m]))
+attach = {n: {k: {m: med(x) for m, x in v.items()} for k, v in d.items()}
+          for n, d in sorted(attach.items())}
+
+# --- targets of issue 5
+targets = []
+
+
+def target(name, ok, figure):
+    targets.append({'target': name, 'met': ok, 'figure': figure})
+
+
+def dn(p, v):
+    return kmulti.get(p, {}).get(v, {}).get('median', float('nan'))
+
+
+for p in sorted(kmulti):
+    c, i = dn(p, 'cookie'), dn(p, 'ipc')
+    if p == 1:
+        target('kprobe.multi N=1: IP_COOKIE within 10% of cookie',
+               i <= 1.10 * c, 'ipc %+.2f ns vs cookie %+.2f ns over empty' % (i, c))
+    if p >= 1000:
+        target('kprobe.multi N=%d: IP_COOKIE cheaper than cookie' % p,
+               i < c, 'ipc %+.2f ns vs cookie %+.2f ns over empty' % (i, c))
+ipc_d = [dn(p, 'ipc') for p in sorted(kmulti)]
+if len(ipc_d) > 1 and min(ipc_d) > 0:
+    spread = max(ipc_d) / min(ipc_d) - 1
+    target('kprobe.multi: IP_COOKIE flat (within 5%%) over N=%s' %
+           ','.join(str(p) for p in sorted(kmulti)), spread <= 0.05,
+           'delta-ns %s (spread %.0f%%)' % (
+               ', '.join('%.2f' % x for x in ipc_d), 100 * spread))
+if 1 in fentry:
+    c = fentry[1].get('cookie', {}).get('median', float('nan'))
+    i = fentry[1].get('ipc', {}).get('median', float('nan'))
+    target('fentry: IP_COOKIE within 20% of cookie (over empty)',
+           i <= 1.20 * c, 'ipc %+.2f ns vs cookie %+.2f ns over empty' % (i, c))
+for n in sorted(lookup):
+    i = lookup[n].get('ipc', {}).get('median', float('nan'))
+    h = lookup[n].get('hash', {}).get('median', float('nan'))
+    target('lookup N=%d: IP_COOKIE >= 1.3x faster than HASH' % n,
+           i > 0 and h / i >= 1.3, 'ipc %.2f ns, hash %.2f ns (%.2fx)' %
+           (i, h, h / i if i > 0 else float('nan')))
+if 100000 in memory and 'ipc' in memory[100000]:
+    m = memory[100000]['ipc']
+    target('memory at 100k: <= 40 B per 8-byte-value entry',
+           m['memlock_per_entry'] <= 40 and 0 <= m['memcg_per_entry'] <= 40,
+           'memlock %.1f B, memcg %.1f B' % (m['memlock_per_entry'],
+                                            m['memcg_per_entry']))
+if attach:
+    big = 50000 if 50000 in attach else max(attach)
+    a = attach[big]
+    if 'cookies' in a and 'map' in a:
+        r = a['map']['fill_ms'] / a['cookies']['attach_ms']
+        target('batch load of %d entries < 10%% of kprobe.multi attach to them' % big,
+               r < 0.10, 'fill %.1f ms vs attach %.1f ms (%.1f%%)' % (
+                   a['map']['fill_ms'], a['cookies']['attach_ms'], 100 * r))
+
+# --- write
+os.makedirs(out, exist_ok=True)
+with open(os.path.join(out, 'results-%s.csv' % mode), 'w', newline='') as f:
+    w = csv.writer(f)
+    w.writerow(['section', 'variant', 'param', 'round', 'metric', 'value'])
+    w.writerows(rows)
+summary = {'env': env, 'guest': guest, 'vulnerabilities': vuln,
+           'failures': fails, 'kmulti': kmulti, 'fentry': fentry,
+           'lookup': lookup, 'resize': resize, 'memory': memory,
+           'populate': popul, 'attach': attach, 'targets': targets}
+with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
+    json.dump(summary, f, indent=1, sort_keys=True, default=str)
+
+KM = ['cookie', 'cookie-array', 'hash', 'ipc', 'ipc-link']
+NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie-array': 'cookie->ARRAY',
+         'hash': 'ip->HASH', 'ipc': 'ip->IP_COOKIE',
+         'ipc-link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
+         'hash-nopre': 'HASH no-prealloc', 'kmulti-cookies': 'kprobe.multi cookies'}
+MAPS = {'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc', 'hash-nopre': 'HASH no-prealloc'}
+
+
+def nstr(p):
+    return 'all (%s)' % env.get('attachable', '?') if p == 0 else str(p)
+
+
+def cell(s):
+    if not s or s.get('median') is None:
+        return '-'
+    if s['n'] > 1:
+        return '%.2f [%.2f, %.2f]' % (s['median'], s['min'], s['max'])
+    return '%.2f' % s['median']
+
+
+vul = sorted(set(v.split('=', 1)[1] for v in vuln)) if vuln else ['(none reported)']
+md = []
+md.append('# IP_COOKIE benchmark results (%s mode)\n' % mode)
+md.append('Produced by `%s` (scripts/bench.sh -> '
+          'tools/testing/selftests/bpf/benchs/run_bench_ip_cookie.sh in the VM -> '
+          'scripts/bench-report.py). Raw output: `raw-%s.txt`, every sample: '
+          '`results-%s.csv`, medians: `summary-%s.json`.\n' %
+          ('make bench QUICK=1' if mode == 'quick' else 'make bench', mode, mode, mode))
+md.append('- Accelerator: **%s**%s' % (env.get('accel', '?').upper(),
+          ' (pure emulation: absolute times mean little, compare deltas and ratios)'
+          if env.get('accel') == 'tcg' else ''))
+md.append('- Kernel: base config (%s), guest `%s`' % (
+    env.get('kernel_config', '?'),
+    next((g for g in guest if g.startswith('kernel=')), '?')))
+md.append('- Mitigations: config `%s`; guest /sys/devices/system/cpu/vulnerabilities: %s' % (
+    env.get('config_mitigations', '').strip() or '?', '; '.join(vul)))
+md.append('- Host: %s, %s CPUs; guest: 2 vCPUs; git %s; %s' % (
+    env.get('host_cpu', '?'), env.get('host_nproc', '?'), env.get('git', '?'),
+    env.get('date', '?')))
+md.append('- Runs: %s' % next((g for g in guest if g.startswith('quick=')), '?'))
+if fails:
+    md.append('- **Problems**: ' + '; '.join(fails))
+md.append('')
+
+md.append('## kprobe.multi: ns per trigger over the empty program '
+          '(median [min, max] over rounds)\n')
+md.append('| N | empty ns/hit | ' + ' | '.join(NAMES[v] for v in KM) +
+          ' | other fires per hit |')
+md.append('|---|---|' + '---|' * len(KM) + '---|')
+fires = {}
+for (s, v, p, r, m, x) in rows:
+    if s == 'ipc-kmulti' and m == 'fires_per_hit' and v == 'empty':
+        fires.setdefault(p, []).append(x - 1)
+for p in sorted(kmulti, key=lambda x: (x == 0, x)):
+    e = kmulti[p].get('empty', {})
+    md.append('| %s | %.2f (%.3f M/s) | ' % (nstr(p), 1000.0 / e['mops'] if e.get('mops') else float('nan'),
+                                         e.get('mops', float('nan'))) +
+              ' | '.join(cell(kmulti[p].get(v)) for v in KM) +
+              ' | %.3f |' % med(fires.get(p, [])))
+md.append('\n"other fires per hit": runs of the program for attached functions '
+          'other than the trigger, per trigger call (same for every variant; '
+          'they are included in the delta-ns).\n')
+
+md.append('## fentry (N = 1): ns per trigger over the empty program\n')
+FV = ['cookie', 'hash', 'ipc']
+md.append('| empty ns/hit | ' + ' | '.join(NAMES[v] for v in FV) + ' |')
+md.append('|---|' + '---|' * len(FV))
+if 1 in fentry:
+    e = fentry[1].get('empty', {})
+    md.append('| %.2f | ' % (1000.0 / e['mops'] if e.get('mops') else float('nan')) +
+              ' | '.join(cell(fentry[1].get(v)) for v in FV) + ' |')
+md.append('')
+
+md.append('## Lookup micro-benchmark: ns per lookup over the loop without a lookup\n')
+md.append('Keys: real kernel text addresses from /proc/kallsyms, shuffled; above '
+          'their number, synthetic addresses 16 bytes apart (see raw `ipc-keys:` lines).\n')
+md.append('| entries | IP_COOKIE | HASH | ARRAY (by index) | HASH / IP_COOKIE |')
+md.append('|---|---|---|---|---|')
+for n in sorted(lookup):
+    i = lookup[n].get('ipc', {}).get('median', float('nan'))
+    h = lookup[n].get('hash', {}).get('median', float('nan'))
+    md.append('| %d | %s | %s | %s | %.2fx |' % (
+        n, cell(lookup[n].get('ipc')), cell(lookup[n].get('hash')),
+        cell(lookup[n].get('array')), h / i if i > 0 else float('nan')))
+md.append('')
+
+if resize:
+    md.append('## Lookups on one CPU while the other grows and shrinks the map\n')
+    md.append('| entries | lookup loop M/s quiet | M/s while resizing | '
+              'grow+shrink cycles in the run |')
+    md.append('|---|---|---|---|')
+    for n in sorted(resize):
+        d = resize[n]
+        md.append('| %d | %.3f | %.3f | %d |' % (
+            n, d.get('quiet', float('nan')), d['resize'], d.get('resizes', 0)))
+    md.append('\n(The resizer batch-inserts 4N extra keys, growing the index, '
+              'then batch-deletes them, shrinking it; cycles are counted over the '
+              'whole run including warm-up.)\n')
+
+md.append('## Memory: bytes per entry (8-byte key, 8-byte value)\n')
+md.append('| entries | ' + ' | '.join(
+    '%s memlock / memcg' % MAPS[k]
+    for k in ('ipc', 'hash', 'hash-nopre')) + ' | kprobe.multi cookies |')
+md.append('|---|---|---|---|---|')
+for n in sorted(memory):
+    c = []
+    for k in ('ipc', 'hash', 'hash-nopre'):
+        m = memory[n].get(k)
+        c.append('%.1f / %.1f' % (m['memlock_per_entry'], m['memcg_per_entry'])
+                 if m else '-')
+    md.append('| %d | %s | 16 (not memcg-charged) |' % (n, ' | '.join(c)))
+md.append('\nmemlock: the map\'s `map_mem_usage` (fdinfo). memcg: delta of '
+          '`memory.current` of a fresh child cgroup around creating and filling '
+          'the maps (small sizes use several copies to stay above the per-CPU '
+          'charge batch). kprobe.multi cookies: 8 B address + 8 B cookie per '
+          'function in kernel/trace/bpf_trace.c, not charged to a memcg.\n')
+
+md.append('## Population and resize\n')
+md.append('| entries | map | single insert ns/op | load by singles ms | '
+          'batch ns/op | load by batch ms | resize (grow) p50/p99/max us | '
+          'other updates p50/p99/max us |')
+md.append('|---|---|---|---|---|---|---|---|')
+for n in sorted(popul):
+    for k in ('ipc', 'hash', 'hash-nopre'):
+        d = popul[n].get(k)
+        if not d:
+            continue
+        g = ('%.1f / %.1f / %.1f (%d grows)' % (
+            d['grow_p50_us'], d['grow_p99_us'], d['grow_max_us'], d['grow_n'])
+             if d.get('grow_n') else '-')
+        md.append('| %d | %s | %.0f | %.2f | %.0f | %.2f | %s | %.1f / %.1f / %.1f |' % (
+            n, MAPS[k],
+            d['single_ns_per_op'], d['load_single_ms'], d['batch_ns_per_op'],
+            d['load_batch_ms'], g, d['other_p50_us'], d['other_p99_us'],
+            d['other_max_us']))
+md.append('')
+
+md.append('## Attach plus populate (kprobe.multi, ms)\n')
+md.append('| functions | attach with cookies | detach | attach without cookies | '
+          'IP_COOKIE create + batch fill | fill / attach-with-cookies |')
+md.append('|---|---|---|---|---|---|')
+for n in sorted(attach):
+    a = attach[n]
+    if 'cookies' not in a or 'map' not in a:
+        continue
+    md.append('| %d | %.1f | %.1f | %.1f | %.2f | %.1f%% |' % (
+        n, a['cookies']['attach_ms'], a['cookies']['detach_ms'],
+        a['map']['attach_ms'], a['map']['fill_ms'],
+        100 * a['map']['fill_ms'] / a['cookies']['attach_ms']))
+md.append('')
+
+md.append('## Targets of issue 5\n')
+md.append('| target | met | measured |')
+md.append('|---|---|---|')
+for t in targets:
+    md.append('| %s | %s | %s |' % (t['target'], 'met' if t['met'] else '**missed**',
+                                     t['figure']))
+md.append('')
+md.append('Plots: `kmulti-delta-%s.png`, `lookup-ns-%s.png`, `bytes-per-entry-%s.png`.\n'
+          % (mode, mode, mode))
+with open(os.path.join(out, 'results-%s.md' % mode), 'w') as f:
+    f.write('\n'.join(md))
+
+# --- plots
+label = '%s, %s, base kernel' % (env.get('accel', '?').upper(), mode)
+
+
+def plot(name, title, ylabel, series, logx=True, xlabel='N'):
+    dat = os.path.join(out, '%s-%s.dat' % (name, mode))
+    with open(dat, 'w') as f:
+        for i, (t, pts) in enumerate(series):
+            f.write('# %s\n' % t)
+            for x, y in pts:
+                f.write('%g %g\n' % (x, y))
+            f.write('\n\n')
+    plots = ', '.join("'%s' index %d with linespoints title '%s'" % (dat, i, t)
+                      for i, (t, _) in enumerate(series))
+    gp = ("set terminal pngcairo size 900,560\nset output '%s'\n"
+          "set title '%s (%s)'\nset xlabel '%s'\nset ylabel '%s'\n%s"
+          "set key top left\nset grid\nplot %s\n" % (
+              os.path.join(out, '%s-%s.png' % (name, mode)), title, label,
+              xlabel, ylabel, 'set logscale x\n' if logx else '', plots))
+    subprocess.run(['gnuplot'], input=gp.encode(), check=True,
+                   stderr=subprocess.DEVNULL)
+
+
+allN = int(env['attachable']) if str(env.get('attachable', '')).isdigit() else 100000
+kser = []
+for v in KM:
+    pts = [(p if p else allN, kmulti[p][v]['median']) for p in sorted(kmulti, key=lambda x: x or allN)
+           if v in kmulti[p]]
+    kser.append((NAMES[v], pts))
+if kmulti:
+    plot('kmulti-delta', 'kprobe.multi: cost over the empty program',
+         'delta ns per trigger', kser, xlabel='attached functions N')
+lser = [(NAMES[v] if v != 'ipc' else 'IP_COOKIE', [(n, lookup[n][v]['median']) for n in sorted(lookup)
+                                                  if v in lookup[n]])
+        for v in ('ipc', 'hash', 'array')]
+lser[1] = ('HASH', lser[1][1])
+if lookup:
+    plot('lookup-ns', 'map lookup, shuffled kernel addresses', 'ns per lookup',
+         lser, xlabel='entries')
+mser = []
+for k, t in (('ipc', 'IP_COOKIE'), ('hash', 'HASH prealloc'),
+             ('hash-nopre', 'HASH no-prealloc')):
+    mser.append((t + ' (memlock)', [(n, memory[n][k]['memlock_per_entry'])
+                                    for n in sorted(memory) if k in memory[n]]))
+    mser.append((t + ' (memcg)', [(n, memory[n][k]['memcg_per_entry'])
+                                  for n in sorted(memory) if k in memory[n]]))
+mser.append(('kprobe.multi cookies', [(n, 16) for n in sorted(memory)]))
+if memory:
+    plot('bytes-per-entry', 'memory per entry, 8-byte values', 'bytes per entry',
+         mser, xlabel='entries')
+print('\n'.join(md))

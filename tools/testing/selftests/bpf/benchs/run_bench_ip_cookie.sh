@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run the IP_COOKIE benchmarks of bench_ip_cookie.c, interleaved: every
+# round runs every variant once, so slow drifts of the machine hit all
+# variants alike.  Plain POSIX sh: it also runs under busybox in the VM.
+#   QUICK=1   fewer sizes and rounds, shorter samples (a few minutes)
+#   ROUNDS=n  rounds of the throughput benchmarks
+#   BENCH=./bench
+set -u
+
+BENCH=${BENCH:-./bench}
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	ROUNDS=${ROUNDS:-2}
+	RUN="-w 1 -d 2 -a --ipc-batch 1000"
+	KMULTI_N="1 100 1000 10000"
+	LOOKUP_N="1 1000 100000 1000000"
+	MEM_N="1000,10000,100000,1000000"
+	POP_N="1000,10000"
+	ATTACH_N="10000"
+	ONESHOT_ROUNDS=1
+else
+	ROUNDS=${ROUNDS:-3}
+	RUN="-w 2 -d 5 -a --ipc-batch 1000"
+	KMULTI_N="1 100 1000 10000 0"	# 0: every attachable function
+	LOOKUP_N="1 10 100 1000 10000 100000 1000000"
+	MEM_N="1000,10000,100000,1000000"
+	POP_N="1000,10000,100000"
+	ATTACH_N="10000,50000,0"
+	ONESHOT_ROUNDS=2
+fi
+
+run() {
+	echo "ipc-run: round=$r $*"
+	# shellcheck disable=SC2086
+	$BENCH $RUN "$@" 2>&1 | grep -E '^(Summary|ipc-)' || echo "ipc-fail: $*"
+}
+
+echo "ipc-env: quick=$QUICK rounds=$ROUNDS run='$RUN' nproc=$(nproc)"
+echo "ipc-env: kernel=$(uname -r) cmdline='$(cat /proc/cmdline)'"
+for f in /sys/devices/system/cpu/vulnerabilities/*; do
+	[ -f "$f" ] && echo "ipc-vuln: $(basename "$f")=$(cat "$f")"
+done
+
+r=0
+for r in $(seq 1 "$ROUNDS"); do
+	for v in empty cookie ipc hash; do
+		run "ipc-fentry-$v"
+	done
+	for n in $KMULTI_N; do
+		for v in empty cookie cookie-array hash ipc ipc-link; do
+			run "ipc-kmulti-$v" --ipc-funcs "$n"
+		done
+	done
+	for n in $LOOKUP_N; do
+		for v in none ipc hash array; do
+			run "ipc-lookup-$v" --ipc-entries "$n"
+		done
+	done
+	for n in 1000 100000; do
+		run ipc-lookup-ipc --ipc-entries "$n"
+		run ipc-lookup-ipc --ipc-entries "$n" --ipc-resize
+	done
+done
+
+r=0
+$BENCH ipc-mem --ipc-sizes "$MEM_N" --ipc-rounds "$ONESHOT_ROUNDS" 2>&1 |
+	grep '^ipc-' || echo "ipc-fail: ipc-mem"
+$BENCH ipc-populate --ipc-sizes "$POP_N" --ipc-rounds "$ONESHOT_ROUNDS" 2>&1 |
+	grep '^ipc-' || echo "ipc-fail: ipc-populate"
+$BENCH ipc-attach --ipc-sizes "$ATTACH_N" --ipc-rounds "$ONESHOT_ROUNDS" 2>&1 |
+	grep '^ipc-' || echo "ipc-fail: ipc-attach"
+echo "ipc-done"

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Programs of the IP_COOKIE benchmarks (benchs/bench_ip_cookie.c).
+ *
+ * Hot path: trigger_driver calls bpf_get_numa_node_id() batch_iters times
+ * per test run; one kprobe.multi or fentry program per variant is attached
+ * to it (and, for kprobe.multi, to N - 1 other functions).  Every variant
+ * counts the hit and folds the data it found into a per-CPU slot, so the
+ * only difference between two variants is how the per-function data is
+ * found.  User space counts throughput from the driver's runs, so hits of
+ * the other attached functions do not change the result; they are counted
+ * in fires to report how often they happen.
+ *
+ * Lookup micro-benchmark: lookup_driver runs nr_loops lookups with an
+ * inlined bpf_loop() over a shuffled array of keys.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+#define CPU_MASK	255
+
+struct slot {
+	__u64 fires;	/* program runs, any attached function */
+	__u64 sink;	/* sum of the data found */
+	__u64 misses;	/* lookups that found nothing */
+} __attribute__((aligned(128)));
+
+struct slot slots[CPU_MASK + 1];
+
+const volatile int batch_iters = 1;
+/* ID of the kprobe.multi link, written by user space after attach. */
+__u32 link_id;
+
+/* cookie - 1 -> data, for the cookie-array variant */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, __u32);
+	__type(value, __u64);
+} cookie_data SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, __u64);
+	__type(value, __u64);
+} ip_hash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, __u64);
+	__type(value, __u64);
+} ip_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, struct bpf_ip_cookie_key);
+	__type(value, __u64);
+} ip_link_map SEC(".maps");
+
+static __always_inline void fold(__u64 v)
+{
+	struct slot *s = &slots[bpf_get_smp_processor_id() & CPU_MASK];
+
+	s->fires++;
+	s->sink += v;
+}
+
+static __always_inline void fold_ptr(__u64 *v)
+{
+	struct slot *s = &slots[bpf_get_smp_processor_id() & CPU_MASK];
+
+	s->fires++;
+	if (v)
+		s->sink += *v;
+	else
+		s->misses++;
+}
+
+SEC("?raw_tp")
+int trigger_driver(void *ctx)
+{
+	int i;
+
+	for (i = 0; i < batch_iters; i++)
+		(void)bpf_get_numa_node_id(); /* attach point */
+	return 0;
+}
+
+/* kprobe.multi variants */
+
+SEC("?kprobe.multi")
+int kmulti_empty(void *ctx)
+{
+	fold(1);
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_cookie(void *ctx)
+{
+	fold(bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_cookie_array(void *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx) - 1;
+
+	fold_ptr(bpf_map_lookup_elem(&cookie_data, &idx));
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_hash(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_hash, &ip));
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_ipc(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_map, &ip));
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_ipc_link(void *ctx)
+{
+	struct bpf_ip_cookie_key key = {
+		.ip = bpf_get_func_ip(ctx),
+		.link_id = link_id,
+	};
+
+	fold_ptr(bpf_map_lookup_elem(&ip_link_map, &key));
+	return 0;
+}
+
+/* fentry variants, attached to bpf_get_numa_node_id() only */
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_empty(void *ctx)
+{
+	fold(1);
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_cookie(void *ctx)
+{
+	fold(bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_hash(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_hash, &ip));
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_ipc(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_map, &ip));
+	return 0;
+}
+
+/* Lookup micro-benchmark */
+
+enum {
+	LOOKUP_NONE,	/* only fetch the key: the loop's own cost */
+	LOOKUP_IPC,
+	LOOKUP_HASH,
+	LOOKUP_ARRAY,	/* by index: the floor of any lookup */
+};
+
+const volatile int lookup_kind = LOOKUP_NONE;
+const volatile __u32 nr_keys = 1;
+const volatile __u32 nr_loops = 1;
+
+/* position in keys[], carried over between runs */
+__u32 key_pos;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, __u32);
+	__type(value, __u64);
+} keys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, __u32);
+	__type(value, __u64);
+} lk_array SEC(".maps");
+
+struct loop_ctx {
+	__u32 pos;
+	__u64 sum;
+	__u64 misses;
+};
+
+static int lookup_one(__u32 i, struct loop_ctx *lc)
+{
+	__u32 idx = lc->pos;
+	__u64 *key, *v;
+
+	if (++lc->pos >= nr_keys)
+		lc->pos = 0;
+	key = bpf_map_lookup_elem(&keys, &idx);
+	if (!key)
+		return 1;
+	switch (lookup_kind) {
+	case LOOKUP_IPC:
+		v = bpf_map_lookup_elem(&ip_map, key);
+		break;
+	case LOOKUP_HASH:
+		v = bpf_map_lookup_elem(&ip_hash, key);
+		break;
+	case LOOKUP_ARRAY:
+		v = bpf_map_lookup_elem(&lk_array, &idx);
+		break;
+	default:
+		lc->sum += *key;
+		return 0;
+	}
+	if (v)
+		lc->sum += *v;
+	else
+		lc->misses++;
+	return 0;
+}
+
+SEC("?raw_tp")
+int lookup_driver(void *ctx)
+{
+	struct loop_ctx lc = { .pos = key_pos };
+	struct slot *s = &slots[bpf_get_smp_processor_id() & CPU_MASK];
+
+	bpf_loop(nr_loops, lookup_one, &lc, 0);
+	key_pos = lc.pos;
+	s->fires += nr_loops;
+	s->sink += lc.sum;
+	s->misses += lc.misses;
+	return 0;
+}
