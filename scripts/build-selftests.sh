@@ -25,19 +25,22 @@ die() { echo "build-selftests: $*" >&2; exit 1; }
 [ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"
 [ -f "$VMLINUX_BTF" ] || die "no $VMLINUX_BTF: run scripts/build-kernel.sh debug"
 
-# 1. Which test files.
+# 1. Which test files: "tests" are run, "helpers" only linked in.
 tests=()
+helpers=()
 if [ "$MIRROR" != none ]; then
 	for f in "$ROOT"/tools/testing/selftests/bpf/prog_tests/*.c; do
 		[ -f "$f" ] && tests+=("$(basename "$f" .c)")
 	done
 fi
-while read -r t; do
-	t=${t%%#*}; t=${t//[[:space:]]/}
-	[ -n "$t" ] && tests+=("$t")
+while read -r t h; do
+	case $t in ""|"#"*) continue ;; esac
+	tests+=("$t")
+	for x in ${h%%#*}; do helpers+=("$x"); done
 done < "$ROOT/scripts/tests.list"
-for t in "${tests[@]}"; do
-	[ -f "$SELF/prog_tests/$t.c" ] || die "test $t: no prog_tests/$t.c"
+for t in "${tests[@]}" "${helpers[@]}"; do
+	[ -f "$SELF/prog_tests/$t.c" ] ||
+		die "test $t: no prog_tests/$t.c in $SELF (run scripts/prepare-tree.sh?)"
 done
 
 # 2. Which progs: what the chosen sources reference, and what the upstream
@@ -52,7 +55,7 @@ for s in $linked; do
 done
 
 sources=()
-for t in "${tests[@]}"; do sources+=("$SELF/prog_tests/$t.c"); done
+for t in "${tests[@]}" "${helpers[@]}"; do sources+=("$SELF/prog_tests/$t.c"); done
 case " $TARGETS " in *" bench "*)
 	sources+=("$SELF/bench.c" "$SELF"/benchs/*.c) ;;
 esac
@@ -81,7 +84,7 @@ done
 # chosen ones (rsync -a keeps mtimes, so make rebuilds only what changed).
 mkdir -p "$MINI/prog_tests" "$MINI/progs"
 rsync -a --exclude='/prog_tests/*.c' --exclude='/progs/*.c' "$SELF/" "$MINI/"
-printf '%s\n' "${tests[@]}" | sort -u > "$MINI/.want-tests"
+printf '%s\n' "${tests[@]}" "${helpers[@]}" | sort -u > "$MINI/.want-tests"
 printf '%s\n' "${progs[@]}" | sort -u > "$MINI/.want-progs"
 for f in "$MINI"/prog_tests/*.c; do
 	[ -f "$f" ] && ! grep -qx "$(basename "$f" .c)" "$MINI/.want-tests" && rm -f "$f"
@@ -96,11 +99,13 @@ if ! cmp -s "$MINI/.want-tests" "$MINI/.built-tests"; then
 	rm -f "$MINI/prog_tests/tests.h"
 fi
 
-# Test names for test_progs -t, as test_progs knows them.
-sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/\2/p' \
-	"$MINI"/prog_tests/*.c | sort -u > "$MINI/.test-names"
+# Names (as test_progs knows them) of the tests to run, for test_progs -t.
+for t in "${tests[@]}"; do
+	sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/\2/p' \
+		"$MINI/prog_tests/$t.c"
+done | sort -u > "$MINI/.test-names"
 
-echo "build-selftests: ${#tests[@]} test files, $(wc -l < "$MINI/.want-progs") progs, targets: $TARGETS"
+echo "build-selftests: ${#tests[@]} test files (+${#helpers[@]} linked in), $(wc -l < "$MINI/.want-progs") progs, targets: $TARGETS"
 
 # 4. Build with the upstream Makefile. bpf_testmod.ko and the other extra
 # files of the full runner are not needed by the chosen tests.
