@@ -25,6 +25,8 @@ if [ ! -f /cmd ]; then
 	reboot -f
 fi
 
+# A blank line first: the console may have escape codes pending on this line.
+echo
 echo "HARNESS-CMD-BEGIN"
 sh /cmd
 rc=$?

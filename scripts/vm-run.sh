@@ -78,7 +78,8 @@ set +e
 timeout -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null 2>&1 | tee "$LOG"
 qrc=${PIPESTATUS[0]}
 set -e
-tr -d '\r' < "$LOG" > "$LOG.txt"
+# Plain text for parsing: no CRs, no terminal escape sequences.
+tr -d '\r' < "$LOG" | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[A-Za-z]//g' > "$LOG.txt"
 
 section() { sed -n "/^HARNESS-$1-BEGIN\$/,/^HARNESS-$1-END\$/p" "$LOG.txt"; }
 status=$(sed -n 's/^HARNESS-EXIT-STATUS: \([0-9]*\)$/\1/p' "$LOG.txt" | tail -1)
