@@ -33,6 +33,11 @@ esac
 
 [ -f "$LINUX/Makefile" ] || { echo "build-kernel: run scripts/prepare-tree.sh first" >&2; exit 1; }
 
+# One build per output dir at a time (several users may share build/).
+mkdir -p "$BUILD"
+exec 9> "$BUILD/.lock-kbuild-$FLAVOR"
+flock -n 9 || { echo "build-kernel: waiting for another $FLAVOR build"; flock 9; }
+
 KMAKE=(make -C "$LINUX" O="$O" ARCH=x86_64 -j"$JOBS"
 	CC="ccache gcc" HOSTCC="ccache gcc")
 mkdir -p "$O" "$CCACHE_DIR"

@@ -6,7 +6,7 @@ set -eu
 
 PKGS="linux-source-6.12 clang-19 llvm-19 lld-19 dwarves qemu-system-x86
 busybox-static bc bison flex cpio xz-utils ccache make gcc libc6-dev
-libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev libbfd-dev
+libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev binutils-dev
 pkg-config python3 python3-docutils rsync kmod gnuplot-nox"
 
 missing=""

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build build/vm/initramfs.cpio: busybox-static, /init, and in /bpf the
+# Build OUT_DIR/initramfs.cpio (default build/vm): busybox-static, /init, and in /bpf the
 # selftests runners (test_progs, bench), their .bpf.o files, bpftool and the
 # shared libraries they need. Device nodes come from gen_init_cpio, so no
 # root is needed.
@@ -9,13 +9,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
-VM=$BUILD/vm
+VM=${1:-$BUILD/vm}
 STAGE=$VM/root
-GEN=$VM/gen_init_cpio
+GEN=$BUILD/vm/gen_init_cpio
 
-mkdir -p "$VM"
+mkdir -p "$VM" "$BUILD/vm"
 if [ ! -x "$GEN" ]; then
-	gcc -O2 -o "$GEN" "$BUILD/linux/usr/gen_init_cpio.c"
+	gcc -O2 -o "$GEN.$$" "$BUILD/linux/usr/gen_init_cpio.c"
+	mv "$GEN.$$" "$GEN"
 fi
 
 rm -rf "$STAGE"

@@ -26,6 +26,9 @@ STATE=$BUILD/sync-state.list
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
 mkdir -p "$BUILD"
+# One sync at a time (several users may share build/).
+exec 9> "$BUILD/.lock-tree"
+flock -n 9 || { echo "prepare-tree: waiting for another sync"; flock 9; }
 
 # 1. The pristine source.
 if [ -n "${KDIR:-}" ]; then

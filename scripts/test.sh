@@ -56,16 +56,16 @@ scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 if [ -n "$fast" ]; then
 	cmd="./test_progs -t $fast -d 'ip_cookie_scale*'"
 	echo "test: debug kernel: $cmd"
-	"$S/vm-run.sh" --kernel debug -- "$cmd"
-	count "$BUILD/vm/console-debug.log.txt" $?
+	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-debug.log" -- "$cmd"
+	count "$BUILD/vm/test-debug.log.txt" $?
 fi
 
 if [ -n "$scale" ]; then
 	"$S/build-kernel.sh" base || exit 1
 	cmd="./test_progs -t '$scale'"
 	echo "test: base kernel: $cmd"
-	"$S/vm-run.sh" --kernel base -- "$cmd"
-	count "$BUILD/vm/console-base.log.txt" $?
+	"$S/vm-run.sh" --kernel base --log "$BUILD/vm/test-base.log" -- "$cmd"
+	count "$BUILD/vm/test-base.log.txt" $?
 else
 	echo "test: no ip_cookie_scale* tests: base-kernel step skipped"
 fi

@@ -3,6 +3,8 @@
 # Boot a kernel in QEMU with the test initramfs and run one command in it.
 #   scripts/vm-run.sh [--kernel debug|base] [--timeout S] -- 'guest command'
 #   scripts/vm-run.sh [--kernel debug|base] --interactive
+# --log FILE: console log (default build/vm/console-<kernel>.log; FILE.txt
+# is the same without CRs and escape codes).
 # Exit status: the guest command's, or 1 when the kernel log shows a splat
 # (WARNING, BUG, KASAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
 # the guest timed out, 125 when the guest never reported a status.
@@ -14,11 +16,13 @@ BUILD=${BUILD:-$ROOT/build}
 FLAVOR=debug
 TIMEOUT=${VM_TIMEOUT:-3600}
 INTERACTIVE=0
+LOG=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel)	FLAVOR=$2; shift 2 ;;
 	--timeout)	TIMEOUT=$2; shift 2 ;;
 	--interactive)	INTERACTIVE=1; shift ;;
+	--log)		LOG=$2; shift 2 ;;
 	--)		shift; break ;;
 	*)		break ;;
 	esac
@@ -49,9 +53,13 @@ tcg)	ACCEL_OPT=tcg,thread=multi
 *)	echo "vm-run: VM_ACCEL must be kvm or tcg" >&2; exit 2 ;;
 esac
 
-# Initramfs = the common archive + a small one holding /cmd.
-"$ROOT/scripts/mkinitramfs.sh" >/dev/null
-VM=$BUILD/vm
+# Initramfs = the common archive + a small one holding /cmd, in a private
+# dir so that runs can overlap.
+mkdir -p "$BUILD/vm"
+VM=$(mktemp -d "$BUILD/vm/run.XXXXXX")
+trap 'rm -rf "$VM"' EXIT
+"$ROOT/scripts/mkinitramfs.sh" "$VM" >/dev/null
+GEN=$BUILD/vm/gen_init_cpio
 INITRD=$VM/run.cpio
 if [ $INTERACTIVE = 1 ]; then
 	cp "$VM/initramfs.cpio" "$INITRD"
@@ -60,7 +68,7 @@ else
 	[ -n "$CMD" ] || { echo "vm-run: no guest command" >&2; exit 2; }
 	printf '%s\n' "$CMD" > "$VM/cmd"
 	echo "file /cmd $VM/cmd 0644 0 0" > "$VM/cmd.list"
-	cat "$VM/initramfs.cpio" <("$VM/gen_init_cpio" "$VM/cmd.list") > "$INITRD"
+	cat "$VM/initramfs.cpio" <("$GEN" "$VM/cmd.list") > "$INITRD"
 	APPEND="$APPEND loglevel=${VM_LOGLEVEL:-4}"
 fi
 
@@ -70,10 +78,11 @@ QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" -cpu max -smp 2 -m 4G
 
 echo "vm-run: $FLAVOR kernel, $ACCEL, timeout ${TIMEOUT}s"
 if [ $INTERACTIVE = 1 ]; then
-	exec "${QEMU[@]}"
+	"${QEMU[@]}"
+	exit
 fi
 
-LOG=$VM/console-$FLAVOR.log
+LOG=${LOG:-$BUILD/vm/console-$FLAVOR.log}
 set +e
 timeout -k 10 "$TIMEOUT" "${QEMU[@]}" < /dev/null 2>&1 | tee "$LOG"
 qrc=${PIPESTATUS[0]}
