@@ -54,11 +54,10 @@ for s in $linked; do
 	for o in $(mkvar "$s-deps"); do progs+=("${o%.bpf.o}"); done
 done
 
-sources=()
+# The bench progs are always in: one stable set, whichever runner is built
+# (make test and make bench share this directory).
+sources=("$SELF/bench.c" "$SELF"/benchs/*.c)
 for t in "${tests[@]}" "${helpers[@]}"; do sources+=("$SELF/prog_tests/$t.c"); done
-case " $TARGETS " in *" bench "*)
-	sources+=("$SELF/bench.c" "$SELF"/benchs/*.c) ;;
-esac
 refs() {	# names of progs referenced by the given files
 	sed -n -E -e 's/.*#include "([A-Za-z0-9_]+)\.(skel|lskel|subskel)\.h".*/\1/p' \
 		-e 's/.*"([A-Za-z0-9_]+)\.bpf\.o".*/\1/p' \
@@ -79,6 +78,11 @@ while [ -n "$todo" ]; do
 	done
 	todo=$next
 done
+
+# One build in bpf-mini at a time.
+mkdir -p "$MINI"
+exec 9> "$MINI.lock"
+flock -n 9 || { echo "build-selftests: waiting for another build in $MINI"; flock 9; }
 
 # 3. The pruned tree: everything but prog_tests/*.c and progs/*.c, then the
 # chosen ones (rsync -a keeps mtimes, so make rebuilds only what changed).
