@@ -15,7 +15,10 @@ RUNNER=$ROOT/tools/testing/selftests/bpf/benchs/run_bench_ip_cookie.sh
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
-	make -C "$ROOT" kernel tools selftests
+	make -C "$ROOT" kernel tools
+	# bench runs on the base kernel: take the BPF types from its BTF
+	# (this also spares the debug kernel build of make selftests).
+	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 fi
 [ -x "$MINI/bench" ] || { echo "bench: no $MINI/bench (make selftests)" >&2; exit 1; }
 
