@@ -557,9 +557,9 @@ static void kmulti_setup(enum variant v)
 			lkeys[i].ip = addrs[i];
 			lkeys[i].link_id = info.id;
 		}
+		/* The program builds the key with bpf_get_attach_link_id(). */
 		fill_batch(bpf_map__fd(ctx.skel->maps.ip_link_map), lkeys,
 			   vals, n);
-		ctx.skel->bss->link_id = info.id;
 	}
 	reset_slots();
 	free(addrs);

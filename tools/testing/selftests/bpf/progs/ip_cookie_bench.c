@@ -30,8 +30,8 @@ struct slot {
 struct slot slots[CPU_MASK + 1];
 
 const volatile int batch_iters = 1;
-/* ID of the kprobe.multi link, written by user space after attach. */
-__u32 link_id;
+
+extern __u32 bpf_get_attach_link_id(void) __ksym;
 
 /* cookie - 1 -> data, for the cookie-array variant */
 struct {
@@ -139,7 +139,7 @@ int kmulti_ipc_link(void *ctx)
 {
 	struct bpf_ip_cookie_key key = {
 		.ip = bpf_get_func_ip(ctx),
-		.link_id = link_id,
+		.link_id = bpf_get_attach_link_id(),
 	};
 
 	fold_ptr(bpf_map_lookup_elem(&ip_link_map, &key));
