@@ -111,13 +111,26 @@ done | sort -u > "$MINI/.test-names"
 
 echo "build-selftests: ${#tests[@]} test files (+${#helpers[@]} linked in), $(wc -l < "$MINI/.want-progs") progs, targets: $TARGETS"
 
-# 4. Build with the upstream Makefile. bpf_testmod.ko and the other extra
-# files of the full runner are not needed by the chosen tests.
-mk=(make -C "$MINI" -j"$JOBS" CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
-	VMLINUX_BTF="$VMLINUX_BTF"
-	TRUNNER_EXTRA_FILES="$MINI/urandom_read $MINI/liburandom_read.so $MINI/uprobe_multi")
+# 4. Build with the upstream Makefile. OUTPUT must be explicit (lib.mk only
+# defaults it at MAKELEVEL 0). test_progs gets bpf_testmod.ko, built against
+# the kernel whose vmlinux gives the BTF (KBUILD_OUTPUT), and the helper
+# binaries; the other extra files of the full runner are not needed.
+KBUILD=$(dirname "$(realpath "$VMLINUX_BTF")")
+export KBUILD_OUTPUT=$KBUILD
+extra="$MINI/urandom_read $MINI/liburandom_read.so $MINI/uprobe_multi"
 goals=()
 for t in $TARGETS; do goals+=("$MINI/$t"); done
+if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) true ;; *) false ;; esac; then
+	extra="$extra $MINI/bpf_testmod.ko"
+	# Built for another kernel: force a rebuild.
+	if [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" != "$KBUILD" ]; then
+		rm -f "$MINI/bpf_testmod.ko" "$MINI/bpf_testmod.kdir"
+	fi
+fi
+mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG=clang-19 LLC=llc-19
+	LLVM_STRIP=llvm-strip-19 VMLINUX_BTF="$VMLINUX_BTF"
+	TRUNNER_EXTRA_FILES="$extra")
 "${mk[@]}" "${goals[@]}"
+[ -f "$MINI/bpf_testmod.ko" ] && echo "$KBUILD" > "$MINI/bpf_testmod.kdir"
 cp "$MINI/.want-tests" "$MINI/.built-tests"
 echo "build-selftests: done: ${goals[*]}"

@@ -38,6 +38,12 @@ if [ -f "$MINI/.want-progs" ]; then
 	done < "$MINI/.want-progs"
 fi
 [ -x "$BUILD/tools/bpftool/bpftool" ] && cp "$BUILD/tools/bpftool/bpftool" "$STAGE/bpf/"
+# bpf_testmod.ko only into a VM running the kernel it was built against
+# (VM_KBUILD: that kernel's build dir, set by vm-run.sh).
+if [ -f "$MINI/bpf_testmod.ko" ] &&
+   [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" = "$(realpath -m "${VM_KBUILD:-none}")" ]; then
+	cp "$MINI/bpf_testmod.ko" "$STAGE/bpf/"
+fi
 [ -n "${VM_EXTRA_FILES:-}" ] && cp -r $VM_EXTRA_FILES "$STAGE/bpf/"
 
 # Shared libraries, at their host paths (ld.so included).

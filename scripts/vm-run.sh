@@ -58,7 +58,7 @@ esac
 mkdir -p "$BUILD/vm"
 VM=$(mktemp -d "$BUILD/vm/run.XXXXXX")
 trap 'rm -rf "$VM"' EXIT
-"$ROOT/scripts/mkinitramfs.sh" "$VM" >/dev/null
+VM_KBUILD=$BUILD/kbuild-$FLAVOR "$ROOT/scripts/mkinitramfs.sh" "$VM" >/dev/null
 GEN=$BUILD/vm/gen_init_cpio
 INITRD=$VM/run.cpio
 if [ $INTERACTIVE = 1 ]; then
