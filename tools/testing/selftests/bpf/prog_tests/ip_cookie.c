@@ -544,10 +544,10 @@ static void subtest_kprobe_multi(struct ip_cookie *skel, const __u64 *ips)
 	    !ASSERT_OK_PTR(l3, "attach_session"))
 		goto out;
 	trigger_fentry_tests(skel);
-	check_res(&skel->bss->kmulti, NR_FUNCS, ips, "kprobe_multi");
-	check_res(&skel->bss->kretmulti, NR_FUNCS, ips, "kretprobe_multi");
-	check_res(&skel->bss->sess_entry, NR_FUNCS, ips, "session_entry");
-	check_res(&skel->bss->sess_return, NR_FUNCS, ips, "session_return");
+	check_res(&skel->bss->res_kmulti, NR_FUNCS, ips, "kprobe_multi");
+	check_res(&skel->bss->res_kretmulti, NR_FUNCS, ips, "kretprobe_multi");
+	check_res(&skel->bss->res_sess_entry, NR_FUNCS, ips, "session_entry");
+	check_res(&skel->bss->res_sess_return, NR_FUNCS, ips, "session_return");
 out:
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
@@ -567,8 +567,8 @@ static void subtest_kprobe(struct ip_cookie *skel, const __u64 *ips)
 	if (ASSERT_OK_PTR(l1, "attach_kprobe") &&
 	    ASSERT_OK_PTR(l2, "attach_kretprobe")) {
 		trigger_fentry_tests(skel);
-		check_res(&skel->bss->kprobe, 1, ips, "kprobe");
-		check_res(&skel->bss->kretprobe, 1, ips, "kretprobe");
+		check_res(&skel->bss->res_kprobe, 1, ips, "kprobe");
+		check_res(&skel->bss->res_kretprobe, 1, ips, "kretprobe");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
@@ -596,9 +596,9 @@ static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
 		/* Test-running fmod_ret calls bpf_modify_return_test(). */
 		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ipc_fmod_ret),
 						 &topts), "test_run_fmod_ret");
-		check_res(&skel->bss->fentry, 1, ips, "fentry");
-		check_res(&skel->bss->fexit, 1, ips, "fexit");
-		check_res(&skel->bss->fmod_ret, 1, mod_ret_ip, "fmod_ret");
+		check_res(&skel->bss->res_fentry, 1, ips, "fentry");
+		check_res(&skel->bss->res_fexit, 1, ips, "fexit");
+		check_res(&skel->bss->res_fmod_ret, 1, mod_ret_ip, "fmod_ret");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
@@ -648,9 +648,9 @@ static void subtest_uprobe(struct ip_cookie *skel)
 	    ASSERT_OK_PTR(l3, "attach_uprobe_multi")) {
 		ip_cookie_utarget1(1);
 		ip_cookie_utarget2(2);
-		check_res(&skel->bss->uprobe, 1, ips, "uprobe");
-		check_res(&skel->bss->uprobe_sleep, 1, ips, "uprobe_sleepable");
-		check_res(&skel->bss->uprobe_multi, 2, ips, "uprobe_multi");
+		check_res(&skel->bss->res_uprobe, 1, ips, "uprobe");
+		check_res(&skel->bss->res_uprobe_sleep, 1, ips, "uprobe_sleepable");
+		check_res(&skel->bss->res_uprobe_multi, 2, ips, "uprobe_multi");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
@@ -682,8 +682,8 @@ static void subtest_tracepoints(struct ip_cookie *skel)
 			_exit(0);
 		if (ASSERT_GT(child, 0, "fork"))
 			waitpid(child, NULL, 0);
-		check_res(&skel->bss->tp, 1, NULL, "tracepoint");
-		check_res(&skel->bss->raw_tp, 1, NULL, "raw_tp");
+		check_res(&skel->bss->res_tp, 1, NULL, "tracepoint");
+		check_res(&skel->bss->res_raw_tp, 1, NULL, "raw_tp");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
@@ -722,10 +722,10 @@ static void subtest_perf_event(struct ip_cookie *skel)
 	link = bpf_program__attach_perf_event_opts(skel->progs.ipc_perf, pfd,
 						   &opts);
 	if (ASSERT_OK_PTR(link, "attach_perf")) {
-		for (i = 0; i < 2000 && !skel->bss->perf.hits[0]; i++)
+		for (i = 0; i < 2000 && !skel->bss->res_perf.hits[0]; i++)
 			for (spin = 0; spin < 1000000; spin++)
 				;
-		check_res(&skel->bss->perf, 1, NULL, "perf_event");
+		check_res(&skel->bss->res_perf, 1, NULL, "perf_event");
 	}
 	bpf_link__destroy(link);
 	close(pfd);

@@ -40,9 +40,11 @@ struct res {
 };
 
 int pid;
-struct res kprobe, kretprobe, kmulti, kretmulti, sess_entry, sess_return;
-struct res fentry, fexit, fmod_ret, uprobe, uprobe_multi, uprobe_sleep;
-struct res tp, raw_tp, perf;
+/* Results per attach type; named apart from the section names. */
+struct res res_kprobe, res_kretprobe, res_kmulti, res_kretmulti;
+struct res res_sess_entry, res_sess_return, res_fentry, res_fexit;
+struct res res_fmod_ret, res_uprobe, res_uprobe_multi, res_uprobe_sleep;
+struct res res_tp, res_raw_tp, res_perf;
 __u64 count_missed;
 
 static __always_inline void record(struct res *r, void *ctx, __u64 key)
@@ -66,28 +68,28 @@ static __always_inline void record(struct res *r, void *ctx, __u64 key)
 SEC("kprobe")
 int BPF_KPROBE(ipc_kprobe)
 {
-	record(&kprobe, ctx, bpf_get_func_ip(ctx));
+	record(&res_kprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(ipc_kretprobe)
 {
-	record(&kretprobe, ctx, bpf_get_func_ip(ctx));
+	record(&res_kretprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("kprobe.multi")
 int ipc_kmulti(struct pt_regs *ctx)
 {
-	record(&kmulti, ctx, bpf_get_func_ip(ctx));
+	record(&res_kmulti, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int ipc_kretmulti(struct pt_regs *ctx)
 {
-	record(&kretmulti, ctx, bpf_get_func_ip(ctx));
+	record(&res_kretmulti, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
@@ -96,70 +98,70 @@ int ipc_session(struct pt_regs *ctx)
 {
 	bool ret = bpf_session_is_return();
 
-	record(ret ? &sess_return : &sess_entry, ctx, bpf_get_func_ip(ctx));
+	record(ret ? &res_sess_return : &res_sess_entry, ctx, bpf_get_func_ip(ctx));
 	return 0;	/* also run on return */
 }
 
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(ipc_fentry, int a)
 {
-	record(&fentry, ctx, bpf_get_func_ip(ctx));
+	record(&res_fentry, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("fexit/bpf_fentry_test1")
 int BPF_PROG(ipc_fexit, int a, int ret)
 {
-	record(&fexit, ctx, bpf_get_func_ip(ctx));
+	record(&res_fexit, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("fmod_ret/bpf_modify_return_test")
 int BPF_PROG(ipc_fmod_ret, int a, int *b, int ret)
 {
-	record(&fmod_ret, ctx, bpf_get_func_ip(ctx));
+	record(&res_fmod_ret, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uprobe")
 int ipc_uprobe(struct pt_regs *ctx)
 {
-	record(&uprobe, ctx, bpf_get_func_ip(ctx));
+	record(&res_uprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uprobe.multi")
 int ipc_uprobe_multi(struct pt_regs *ctx)
 {
-	record(&uprobe_multi, ctx, bpf_get_func_ip(ctx));
+	record(&res_uprobe_multi, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uprobe.s")
 int ipc_uprobe_sleep(struct pt_regs *ctx)
 {
-	record(&uprobe_sleep, ctx, bpf_get_func_ip(ctx));
+	record(&res_uprobe_sleep, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("tp/task/task_newtask")
 int ipc_tp(void *ctx)
 {
-	record(&tp, ctx, TAG_TP);
+	record(&res_tp, ctx, TAG_TP);
 	return 0;
 }
 
 SEC("raw_tp/task_newtask")
 int ipc_raw_tp(void *ctx)
 {
-	record(&raw_tp, ctx, TAG_RAW_TP);
+	record(&res_raw_tp, ctx, TAG_RAW_TP);
 	return 0;
 }
 
 SEC("perf_event")
 int ipc_perf(void *ctx)
 {
-	record(&perf, ctx, TAG_PERF);
+	record(&res_perf, ctx, TAG_PERF);
 	return 0;
 }
 
