@@ -10,12 +10,10 @@
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include "trace_helpers.h"
+#include "ip_cookie_common.h"
 #include "ip_cookie.skel.h"
 #include "ip_cookie_fail.skel.h"
 
-#define TAG_TP		0x7e570001ULL
-#define TAG_RAW_TP	0x7e570002ULL
-#define TAG_PERF	0x7e570003ULL
 #define NR_FUNCS	8
 
 static const char * const fentry_funcs[NR_FUNCS] = {
@@ -433,7 +431,7 @@ out:
  */
 static void test_walk_during_resize(void)
 {
-	__u32 n = 2000, i, seen = 0, extra = 0;
+	__u32 n = 2000, seen = 0, extra = 0;
 	__u64 key, next, val;
 	char *hit;
 	int fd, err;
@@ -667,9 +665,9 @@ static void subtest_tracepoints(struct ip_cookie *skel)
 	pid_t child;
 
 	/* No function address here: the tool picks the key. */
-	key = TAG_TP;
+	key = IPC_TAG_TP;
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_tp");
-	key = TAG_RAW_TP;
+	key = IPC_TAG_RAW_TP;
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_raw_tp");
 
 	l1 = bpf_program__attach_tracepoint_opts(skel->progs.ipc_tp, "task",
@@ -703,7 +701,7 @@ static void subtest_perf_event(struct ip_cookie *skel)
 	};
 	int fd = bpf_map__fd(skel->maps.ip_map), pfd;
 	struct bpf_link *link;
-	__u64 key = TAG_PERF, val = 1;
+	__u64 key = IPC_TAG_PERF, val = 1;
 	volatile __u64 spin = 0;
 	int i;
 
@@ -868,7 +866,7 @@ static void test_bpftool_dump(void)
 	struct ip_cookie *skel;
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	char cmd[256], want[64], *out;
+	char cmd[512], want[64], *out;
 	__u64 key = 0xffffffff81000040ULL, val = 4242;
 	int fd;
 

@@ -6,14 +6,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
-
-#define NR_SLOTS 8
-/* Key of the entry for attach points that have no function address. */
-#define TAG_TP		0x7e570001ULL
-#define TAG_RAW_TP	0x7e570002ULL
-#define TAG_PERF	0x7e570003ULL
 
 extern bool bpf_session_is_return(void) __ksym __weak;
 
@@ -32,13 +27,6 @@ struct {
 	__type(value, __u64);
 } count_map SEC(".maps");
 
-struct res {
-	__u64 hits[NR_SLOTS];	/* indexed by cookie - 1 */
-	__u64 value[NR_SLOTS];	/* map value found on the last hit */
-	__u64 ip[NR_SLOTS];	/* bpf_get_func_ip() of the last hit */
-	__u64 bad_cookie;
-};
-
 int pid;
 /* Results per attach type; named apart from the section names. */
 struct res res_kprobe, res_kretprobe, res_kmulti, res_kretmulti;
@@ -56,7 +44,7 @@ static __always_inline void record(struct res *r, void *ctx, __u64 key)
 		return;
 	v = bpf_map_lookup_elem(&ip_map, &key);
 	idx = cookie - 1;
-	if (idx >= NR_SLOTS) {
+	if (idx >= IPC_NR_SLOTS) {
 		r->bad_cookie++;
 		return;
 	}
@@ -147,21 +135,21 @@ int ipc_uprobe_sleep(struct pt_regs *ctx)
 SEC("tp/task/task_newtask")
 int ipc_tp(void *ctx)
 {
-	record(&res_tp, ctx, TAG_TP);
+	record(&res_tp, ctx, IPC_TAG_TP);
 	return 0;
 }
 
 SEC("raw_tp/task_newtask")
 int ipc_raw_tp(void *ctx)
 {
-	record(&res_raw_tp, ctx, TAG_RAW_TP);
+	record(&res_raw_tp, ctx, IPC_TAG_RAW_TP);
 	return 0;
 }
 
 SEC("perf_event")
 int ipc_perf(void *ctx)
 {
-	record(&res_perf, ctx, TAG_PERF);
+	record(&res_perf, ctx, IPC_TAG_PERF);
 	return 0;
 }
 

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by progs/ip_cookie.c and prog_tests/ip_cookie.c. */
+#ifndef __IP_COOKIE_COMMON_H
+#define __IP_COOKIE_COMMON_H
+
+#define IPC_NR_SLOTS	8
+/* Keys of the entries for attach points that have no function address. */
+#define IPC_TAG_TP	0x7e570001ULL
+#define IPC_TAG_RAW_TP	0x7e570002ULL
+#define IPC_TAG_PERF	0x7e570003ULL
+
+/* What the programs of one attach type saw. */
+struct res {
+	__u64 hits[IPC_NR_SLOTS];	/* indexed by cookie - 1 */
+	__u64 value[IPC_NR_SLOTS];	/* map value found on the last hit */
+	__u64 ip[IPC_NR_SLOTS];		/* key looked up on the last hit */
+	__u64 bad_cookie;
+};
+
+#endif
