@@ -263,6 +263,8 @@ static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
+	struct bpf_insn ld_seed[2] = { BPF_LD_IMM64(i, ic->seed) };
+	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(tmp, GOLDEN_RATIO_64) };
 	struct bpf_insn *insn = insn_buf;
 
 	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
@@ -273,9 +275,11 @@ static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
 			      offsetof(struct bpf_ip_cookie, tbl));
 	*insn++ = BPF_LDX_MEM(BPF_DW, ip, BPF_REG_2, 0);
-	*insn++ = BPF_LD_IMM64(i, ic->seed);
+	*insn++ = ld_seed[0];
+	*insn++ = ld_seed[1];
 	*insn++ = BPF_ALU64_REG(BPF_XOR, i, ip);
-	*insn++ = BPF_LD_IMM64(tmp, GOLDEN_RATIO_64);
+	*insn++ = ld_mul[0];
+	*insn++ = ld_mul[1];
 	*insn++ = BPF_ALU64_REG(BPF_MUL, i, tmp);
 	*insn++ = BPF_LDX_MEM(BPF_W, tmp, tbl,
 			      offsetof(struct ip_cookie_table, shift));

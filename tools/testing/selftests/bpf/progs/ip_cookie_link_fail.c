@@ -37,9 +37,12 @@ int link_id_kprobe_multi(void *ctx)
 	return bpf_get_attach_link_id();
 }
 
+__u32 link_id;
+
 SEC("fentry/bpf_fentry_test1")
 __success
 int link_id_fentry(void *ctx)
 {
-	return bpf_get_attach_link_id();
+	link_id = bpf_get_attach_link_id();
+	return 0;
 }
