@@ -477,8 +477,7 @@ static __u64 ksym(const char *name)
 	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
 		return 0;
 	addr = ksym_get_addr(name);
-
-	ASSERT_GT(addr, 0, name);
+	ASSERT_NEQ(addr, 0, name);
 	return addr;
 }
 
