@@ -25,8 +25,9 @@ passed=0 failed=0 skipped=0 rc=0
 # one failure more.
 count() {	# count LOG VM_STATUS
 	local out f
+	# test_progs repeats failed tests after "All error logs:": not twice.
 	out=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
-		grep -E '^#[0-9]+ +[^/ ]+:(OK|FAIL|SKIP)' || true)
+		sed '/^All error logs:$/,$d' | grep -E '^#[0-9]+ +[^/ ]+:(OK|FAIL|SKIP)' || true)
 	f=$(echo "$out" | grep -c ':FAIL')
 	passed=$((passed + $(echo "$out" | grep -c ':OK')))
 	skipped=$((skipped + $(echo "$out" | grep -c ':SKIP')))
