@@ -68,6 +68,8 @@ static void test_kprobe_multi(void)
 	__u32 ida, idb, n;
 	int fd, i;
 
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
@@ -130,6 +132,8 @@ static void test_trampoline(void)
 	__u32 id[4];
 	int fd, i;
 
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
