@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by progs/ip_cookie.c and prog_tests/ip_cookie.c. */
+/* Shared by the ip_cookie tests, benchmarks and their BPF programs. */
 #ifndef __IP_COOKIE_COMMON_H
 #define __IP_COOKIE_COMMON_H
 
@@ -16,5 +16,10 @@ struct res {
 	__u64 ip[IPC_NR_SLOTS];		/* key looked up on the last hit */
 	__u64 bad_cookie;
 };
+
+#ifdef __bpf__
+/* ID of the BPF link the program runs under (patch 5). */
+extern __u32 __ksym bpf_get_attach_link_id(void);
+#endif
 
 #endif

@@ -579,9 +579,9 @@ static void subtest_kprobe(struct ip_cookie *skel, const __u64 *ips)
 static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
 {
 	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = 1);
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	struct bpf_link *l1, *l2, *l3;
 	__u64 mod_ret_ip[1];
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	int fd = bpf_map__fd(skel->maps.ip_map);
 	__u64 val = 1;
 
@@ -706,7 +706,6 @@ static void subtest_perf_event(struct ip_cookie *skel)
 	int fd = bpf_map__fd(skel->maps.ip_map), pfd;
 	struct bpf_link *link;
 	__u64 key = IPC_TAG_PERF, val = 1;
-	volatile __u64 spin = 0;
 	int i;
 
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_perf");
@@ -724,9 +723,9 @@ static void subtest_perf_event(struct ip_cookie *skel)
 	link = bpf_program__attach_perf_event_opts(skel->progs.ipc_perf, pfd,
 						   &opts);
 	if (ASSERT_OK_PTR(link, "attach_perf")) {
-		for (i = 0; i < 2000 && !skel->bss->res_perf.hits[0]; i++)
-			for (spin = 0; spin < 1000000; spin++)
-				;
+		/* Burn CPU time in this task until the event fires. */
+		for (i = 0; i < 10000000 && !skel->bss->res_perf.hits[0]; i++)
+			(void)getppid();
 		check_res(&skel->bss->res_perf, 1, NULL, "perf_event");
 	}
 	bpf_link__destroy(link);
@@ -758,7 +757,7 @@ static void test_prog_types(void)
 
 struct resize_ctx {
 	int fd;
-	volatile bool stop;
+	bool stop;	/* accessed with __atomic builtins */
 	int err;
 };
 
@@ -767,7 +766,7 @@ static void *resizer(void *arg)
 {
 	struct resize_ctx *ctx = arg;
 
-	while (!ctx->stop) {
+	while (!__atomic_load_n(&ctx->stop, __ATOMIC_RELAXED)) {
 		ctx->err = fill_batch(ctx->fd, 100, 3100, BPF_ANY);
 		if (ctx->err)
 			break;
@@ -826,7 +825,7 @@ static void test_writes_survive_resize(void)
 		trigger_fentry_tests(skel);
 out:
 	if (started) {
-		ctx.stop = true;
+		__atomic_store_n(&ctx.stop, true, __ATOMIC_RELAXED);
 		pthread_join(thread, NULL);
 		ASSERT_OK(ctx.err, "resizer");
 	}
@@ -870,7 +869,10 @@ static void test_bpftool_dump(void)
 	struct ip_cookie *skel;
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	char cmd[512], want[64], *out;
+	const char *key_hex = "40 00 00 81 ff ff ff ff";
+	const char *val_hex = "2a 00 00 00 00 00 00 00";
+	const char *pin = "/sys/fs/bpf/ipc_cli";
+	char cmd[512], want[128], *out;
 	const char *bpftool;
 	__u64 key = 0xffffffff81000040ULL, val = 4242;
 	int fd;
@@ -905,17 +907,26 @@ static void test_bpftool_dump(void)
 		free(out);
 	}
 
-	snprintf(cmd, sizeof(cmd),
-		 "%1$s map create /sys/fs/bpf/ipc_cli type ip_cookie key 8 value 8 entries 4 name ipc_cli 2>&1 && "
-		 "%1$s map update pinned /sys/fs/bpf/ipc_cli key hex 40 00 00 81 ff ff ff ff value hex 2a 00 00 00 00 00 00 00 2>&1 && "
-		 "%1$s map dump pinned /sys/fs/bpf/ipc_cli 2>&1; rm -f /sys/fs/bpf/ipc_cli",
-		 bpftool);
+	/* Create, fill and dump a map from the command line. */
+	snprintf(cmd, sizeof(cmd), "%s map create %s type ip_cookie %s 2>&1",
+		 bpftool, pin, "key 8 value 8 entries 4 name ipc_cli");
 	out = run_cmd(cmd);
-	if (ASSERT_OK_PTR(out, "bpftool_create")) {
-		ASSERT_OK_PTR(strstr(out, "key: 40 00 00 81 ff ff ff ff  value: 2a 00 00 00 00 00 00 00"),
-			      "cli_dump");
+	if (!ASSERT_OK_PTR(out, "bpftool_create"))
+		goto out;
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s map update pinned %s key hex %s value hex %s 2>&1",
+		 bpftool, pin, key_hex, val_hex);
+	out = run_cmd(cmd);
+	if (ASSERT_OK_PTR(out, "bpftool_update"))
+		free(out);
+	snprintf(cmd, sizeof(cmd), "%s map dump pinned %s 2>&1", bpftool, pin);
+	out = run_cmd(cmd);
+	if (ASSERT_OK_PTR(out, "bpftool_dump_cli")) {
+		snprintf(want, sizeof(want), "key: %s  value: %s", key_hex, val_hex);
+		ASSERT_OK_PTR(strstr(out, want), "cli_dump");
 		free(out);
 	}
+	unlink(pin);
 out:
 	ip_cookie__destroy(skel);
 }

@@ -105,9 +105,8 @@ static void test_kprobe_multi(void)
 	/* Detach A and drop its entries in one call: B is not affected. */
 	bpf_link__destroy(a);
 	a = NULL;
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 6; i++)
 		keys[i] = (struct bpf_ip_cookie_key){ .ip = ips[i], .link_id = ida };
-	}
 	n = 6;
 	ASSERT_OK(bpf_map_delete_batch(fd, keys, &n, NULL), "delete_batch");
 	ASSERT_EQ(n, 6, "deleted");
@@ -156,7 +155,10 @@ static void test_trampoline(void)
 	add_entry(fd, ip1, id[1], 16 + 1);
 	add_entry(fd, ip2, id[2], 32 + 2);
 	add_entry(fd, ipm, id[3], 48 + 9);
-	want[1] = want[16 + 1] = want[32 + 2] = want[48 + 9] = RUNS;
+	want[1] = RUNS;
+	want[16 + 1] = RUNS;
+	want[32 + 2] = RUNS;
+	want[48 + 9] = RUNS;
 
 	trigger(skel, RUNS);
 	for (i = 0; i < RUNS; i++)
@@ -225,7 +227,10 @@ static void test_uprobe_multi(void)
 	add_entry(fd, ips[1], ida, 2);
 	add_entry(fd, ips[1], idb, 16 + 2);
 	add_entry(fd, ips[2], idb, 16 + 3);
-	want[1] = want[2] = want[16 + 2] = want[16 + 3] = RUNS;
+	want[1] = RUNS;
+	want[2] = RUNS;
+	want[16 + 2] = RUNS;
+	want[16 + 3] = RUNS;
 	for (i = 0; i < RUNS; i++) {
 		ipc_link_utarget1(i);
 		ipc_link_utarget2(i);

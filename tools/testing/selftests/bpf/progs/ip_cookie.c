@@ -6,11 +6,10 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "bpf_kfuncs.h"
 #include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern bool bpf_session_is_return(void) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_IP_COOKIE);

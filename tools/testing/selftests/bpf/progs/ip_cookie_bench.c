@@ -16,6 +16,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -30,8 +31,6 @@ struct slot {
 struct slot slots[CPU_MASK + 1];
 
 const volatile int batch_iters = 1;
-
-extern __u32 bpf_get_attach_link_id(void) __ksym;
 
 /* cookie - 1 -> data, for the cookie-array variant */
 struct {

@@ -5,12 +5,11 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
 
 #define NR_SLOTS 64
-
-extern __u32 bpf_get_attach_link_id(void) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_IP_COOKIE);

@@ -4,10 +4,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "bpf_misc.h"
+#include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern __u32 bpf_get_attach_link_id(void) __ksym;
 
 SEC("kprobe")
 __failure __msg("calling kernel function bpf_get_attach_link_id is not allowed")
