@@ -242,10 +242,10 @@ summary = {'env': env, 'guest': guest, 'vulnerabilities': vuln,
 with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
     json.dump(summary, f, indent=1, sort_keys=True, default=str)
 
-KM = ['cookie', 'cookie-array', 'hash', 'ipc', 'ipc-link']
-NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie-array': 'cookie->ARRAY',
+KM = ['cookie', 'cookie_array', 'hash', 'ipc', 'ipc_link']
+NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
          'hash': 'ip->HASH', 'ipc': 'ip->IP_COOKIE',
-         'ipc-link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
+         'ipc_link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
          'hash-nopre': 'HASH no-prealloc', 'kmulti-cookies': 'kprobe.multi cookies'}
 MAPS = {'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc', 'hash-nopre': 'HASH no-prealloc'}
 

@@ -100,7 +100,7 @@ static long parse_num(const char *arg, long lo, long hi, struct argp_state *st)
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	char *tok, *save = NULL;
+	char *tok, *save = NULL, *copy;
 
 	switch (key) {
 	case ARG_IPC_BATCH:
@@ -122,14 +122,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		args.rounds = parse_num(arg, 1, 100, state);
 		break;
 	case ARG_IPC_SIZES:
+		/* bench.c parses the command line twice: leave arg intact. */
+		copy = strdup(arg);
+		if (!copy)
+			argp_failure(state, 1, ENOMEM, "ipc-sizes");
 		args.nr_sizes = 0;
-		for (tok = strtok_r(arg, ",", &save); tok;
+		for (tok = strtok_r(copy, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
 			if (args.nr_sizes == MAX_SIZES)
 				argp_usage(state);
 			args.sizes[args.nr_sizes++] =
 				parse_num(tok, 0, 1 << 24, state);
 		}
+		free(copy);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

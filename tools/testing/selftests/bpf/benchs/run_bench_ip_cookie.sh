@@ -48,7 +48,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		run "ipc-fentry-$v"
 	done
 	for n in $KMULTI_N; do
-		for v in empty cookie cookie-array hash ipc ipc-link; do
+		for v in empty cookie cookie_array hash ipc ipc_link; do
 			run "ipc-kmulti-$v" --ipc-funcs "$n"
 		done
 	done
