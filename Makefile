@@ -10,7 +10,7 @@
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
-.PHONY: help deps tree kernel kernel-debug tools selftests test test-full \
+.PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
 	bench vm checkpatch clean
 
 help:
@@ -21,6 +21,7 @@ help:
 	@echo "make kernel-debug build the debug kernel (build/kbuild-debug)"
 	@echo "make tools        build libbpf and bpftool (build/tools)"
 	@echo "make selftests    build test_progs + bench (build/linux/.../bpf-mini)"
+	@echo "make samples      build samples/bpf/ipc_* tools (build/samples)"
 	@echo "make test-full    build the complete upstream test_progs and run it"
 	@echo "make checkpatch   checkpatch.pl --strict on patches and new files"
 	@echo "make clean        remove build/"
@@ -43,6 +44,9 @@ tools: tree
 
 selftests: kernel-debug tools
 	@scripts/build-selftests.sh
+
+samples: tools
+	@scripts/build-samples.sh
 
 test: deps
 	@scripts/test.sh

@@ -38,6 +38,11 @@ if [ -f "$MINI/.want-progs" ]; then
 	done < "$MINI/.want-progs"
 fi
 [ -x "$BUILD/tools/bpftool/bpftool" ] && cp "$BUILD/tools/bpftool/bpftool" "$STAGE/bpf/"
+# The sample tools (scripts/build-samples.sh).
+for f in "$BUILD"/samples/ipc_*; do
+	case $f in *.o|*.h) continue ;; esac
+	[ -x "$f" ] && cp "$f" "$STAGE/bpf/"
+done
 # bpf_testmod.ko only into a VM running the kernel it was built against
 # (VM_KBUILD: that kernel's build dir, set by vm-run.sh).
 if [ -f "$MINI/bpf_testmod.ko" ] &&

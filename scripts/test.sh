@@ -16,6 +16,7 @@ set -e
 "$S/prepare-tree.sh"
 "$S/build-kernel.sh" debug
 "$S/build-tools.sh"
+"$S/build-samples.sh"
 "$S/build-selftests.sh" test_progs
 set +e
 
@@ -56,6 +57,12 @@ scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 
 if [ -n "$fast" ]; then
 	cmd="./test_progs -t $fast -d 'ip_cookie_scale*'"
+	# The sample tool counts its own sleep: one line, one result.
+	smoke="./ipc_funccount -d 1 -n 5 do_nanosleep > /tmp/fc.out 2>&1; cat /tmp/fc.out;"
+	smoke="$smoke if grep -qE '^ +[1-9][0-9]* do_nanosleep\$' /tmp/fc.out;"
+	smoke="$smoke then echo '#0       sample_ipc_funccount:OK';"
+	smoke="$smoke else echo '#0       sample_ipc_funccount:FAIL'; fi"
+	cmd="$cmd; rc=\$?; $smoke; exit \$rc"
 	echo "test: debug kernel: $cmd"
 	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-debug.log" -- "$cmd"
 	count "$BUILD/vm/test-debug.log.txt" $?

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Count calls of many kernel functions with one kprobe.multi program.
+ * The per-function counter lives in a BPF_MAP_TYPE_IP_COOKIE map keyed by
+ * the function's address and is incremented in place.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 1 << 20);	/* a cap, not a size */
+	__type(key, __u64);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+__u64 misses;
+
+SEC("kprobe.multi")
+int count(struct pt_regs *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	__u64 *n;
+
+	n = bpf_map_lookup_elem(&counts, &ip);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		__sync_fetch_and_add(&misses, 1);
+	return 0;
+}
