@@ -410,6 +410,8 @@ label = '%s, %s, base kernel' % (env.get('accel', '?').upper(), mode)
 
 
 def plot(name, title, ylabel, series, logx=True, xlabel='N'):
+    # An empty data block would shift gnuplot's "index" of the ones after it.
+    series = [(t, pts) for t, pts in series if pts]
     dat = os.path.join(out, '%s-%s.dat' % (name, mode))
     with open(dat, 'w') as f:
         for i, (t, pts) in enumerate(series):
