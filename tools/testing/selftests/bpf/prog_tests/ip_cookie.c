@@ -469,6 +469,126 @@ out:
 		close(fd);
 }
 
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == strlen(val) ? 0 : -EIO;
+}
+
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+
+/* Fail this task's slab allocations once @space bytes have been allocated;
+ * @space < 0 stops failing.  @fd is /proc/self/make-it-fail, opened
+ * beforehand: opening it would allocate.
+ */
+static int failslab(int fd, long space)
+{
+	char buf[32];
+
+	if (space < 0)
+		return pwrite(fd, "0", 1, 0) == 1 ? 0 : -errno;
+	snprintf(buf, sizeof(buf), "%ld", space);
+	if (write_file(FAILSLAB "ignore-gfp-wait", "N") ||
+	    write_file(FAILSLAB "task-filter", "Y") ||
+	    write_file(FAILSLAB "verbose", "0") ||
+	    write_file(FAILSLAB "probability", "100") ||
+	    write_file(FAILSLAB "interval", "1") ||
+	    write_file(FAILSLAB "times", "-1") ||
+	    write_file(FAILSLAB "space", buf))
+		return -EIO;
+	return pwrite(fd, "1", 1, 0) == 1 ? 0 : -errno;
+}
+
+/* The map holds exactly keys fake_ip(0..n-1), with values 0..n-1. */
+static bool map_is(int fd, __u32 n, long long memlock)
+{
+	__u64 key, val;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		key = fake_ip(i);
+		if (bpf_map_lookup_elem(fd, &key, &val) || val != i)
+			return false;
+	}
+	return walk_count(fd) == n && map_memlock(fd) == memlock;
+}
+
+/* Every allocation of an update that grows the index, and of a delete,
+ * fails in turn: each failure is -ENOMEM and leaves the map as it was.
+ */
+static void test_enomem_unchanged(void)
+{
+	__u32 n = 12;	/* the next insert grows 16 buckets */
+	int fd, ffd, err = -1, fails = 0;
+	long long memlock;
+	__u64 key, val;
+	long space;
+
+	if (access(FAILSLAB "space", W_OK)) {
+		test__skip();	/* not a debug kernel: no failslab */
+		return;
+	}
+	ffd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (!ASSERT_GE(ffd, 0, "make-it-fail"))
+		return;
+	fd = create_map(8, 8, 64, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		goto out_ffd;
+	if (!ASSERT_OK(fill_batch(fd, 0, n, BPF_NOEXIST), "fill"))
+		goto out;
+	memlock = map_memlock(fd);
+
+	for (space = 0; space < 4096; space += 8) {
+		key = fake_ip(n);
+		val = n;
+		if (!ASSERT_OK(failslab(ffd, space), "failslab"))
+			goto out;
+		err = bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST);
+		failslab(ffd, -1);
+		if (!err)
+			break;
+		fails++;
+		if (!ASSERT_EQ(err, -ENOMEM, "update_enomem") ||
+		    !ASSERT_TRUE(map_is(fd, n, memlock), "update_unchanged"))
+			goto out;
+	}
+	/* Key and value copies, grave, element and the grown table. */
+	ASSERT_GE(fails, 5, "update_failed_each");
+	ASSERT_OK(err, "update_in_the_end");
+	ASSERT_GT(map_memlock(fd), memlock, "memlock_grew");
+	memlock = map_memlock(fd);
+	ASSERT_TRUE(map_is(fd, n + 1, memlock), "grown");
+
+	fails = 0;
+	for (space = 0; space < 4096; space += 8) {
+		key = fake_ip(n);
+		if (!ASSERT_OK(failslab(ffd, space), "failslab"))
+			goto out;
+		err = bpf_map_delete_elem(fd, &key);
+		failslab(ffd, -1);
+		if (!err)
+			break;
+		fails++;
+		if (!ASSERT_EQ(err, -ENOMEM, "delete_enomem") ||
+		    !ASSERT_TRUE(map_is(fd, n + 1, memlock), "delete_unchanged"))
+			goto out;
+	}
+	/* Key copy and grave. */
+	ASSERT_GE(fails, 2, "delete_failed_each");
+	ASSERT_OK(err, "delete_in_the_end");
+	ASSERT_TRUE(map_is(fd, n, map_memlock(fd)), "deleted");
+out:
+	failslab(ffd, -1);
+	close(fd);
+out_ffd:
+	close(ffd);
+}
+
 /* The kallsyms address: what bpf_get_func_ip() returns for the function. */
 static __u64 ksym(const char *name)
 {
@@ -947,6 +1067,8 @@ void test_ip_cookie(void)
 		test_single_resize();
 	if (test__start_subtest("walk_during_resize"))
 		test_walk_during_resize();
+	if (test__start_subtest("enomem_unchanged"))
+		test_enomem_unchanged();
 	if (test__start_subtest("prog_types"))
 		test_prog_types();
 	if (test__start_subtest("writes_survive_resize"))
