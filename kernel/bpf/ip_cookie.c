@@ -254,29 +254,31 @@ static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
 /* Inline the lookup of an 8-byte key: ip_cookie_find() in BPF
  * instructions.  In: r1 = map, r2 = key.  Out: r0 = value or NULL.
  * Clobbers r1-r5.
+ *
+ * For a lookup in an inner map, @map is only the template the verifier
+ * holds (bpf_map_meta_alloc()): everything that differs between maps, the
+ * seed included, is loaded from r1 at run time.
  */
 static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 				    struct bpf_insn *insn_buf)
 {
 	const int tbl = BPF_REG_1, ip = BPF_REG_2, i = BPF_REG_3;
 	const int tmp = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
-	struct bpf_ip_cookie *ic = to_ip_cookie(map);
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
-	struct bpf_insn ld_seed[2] = { BPF_LD_IMM64(i, ic->seed) };
 	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(tmp, GOLDEN_RATIO_64) };
 	struct bpf_insn *insn = insn_buf;
 
 	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
-	if (ip_cookie_has_link(ic))
+	if (map->key_size != sizeof(u64))
 		return -EOPNOTSUPP;
 
 	/* i = ((ip ^ seed) * GOLDEN_RATIO_64) >> tbl->shift */
+	*insn++ = BPF_LDX_MEM(BPF_DW, i, BPF_REG_1,
+			      offsetof(struct bpf_ip_cookie, seed));
 	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
 			      offsetof(struct bpf_ip_cookie, tbl));
 	*insn++ = BPF_LDX_MEM(BPF_DW, ip, BPF_REG_2, 0);
-	*insn++ = ld_seed[0];
-	*insn++ = ld_seed[1];
 	*insn++ = BPF_ALU64_REG(BPF_XOR, i, ip);
 	*insn++ = ld_mul[0];
 	*insn++ = ld_mul[1];
@@ -328,18 +330,42 @@ static bool ip_cookie_place(const struct bpf_ip_cookie *ic,
 	return false;
 }
 
+/* Bytes of a table of at least @len slots, as the allocator hands them
+ * out: bpf_map_area_alloc() uses kmalloc() up to the costly order and
+ * vmalloc() above it.  What the rounding adds becomes more tail slots.
+ * Sizes past the costly order must not go through kvmalloc(): its
+ * kmalloc() attempt would round 2^n buckets plus the header and tail up to
+ * twice their size.
+ */
+static size_t ip_cookie_table_bytes(u32 len)
+{
+	size_t size = ip_cookie_table_size(len);
+
+	if (size <= (PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER))
+		return kmalloc_size_roundup(size);
+	return PAGE_ALIGN(size);
+}
+
+static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
+				 size_t bytes)
+{
+	tbl->shift = 64 - ilog2(buckets);
+	tbl->len = (bytes - offsetof(struct ip_cookie_table, slots)) /
+		   sizeof(struct ip_cookie_slot);
+}
+
+/* Called from syscall, in sleepable context: charged to the map's memcg,
+ * whoever the caller is.
+ */
 static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
 						     u32 buckets, u32 tail)
 {
+	size_t bytes = ip_cookie_table_bytes(buckets + tail);
 	struct ip_cookie_table *tbl;
-	u32 len = buckets + tail;
 
-	tbl = bpf_map_kvcalloc(&ic->map, 1, ip_cookie_table_size(len),
-			       GFP_KERNEL | __GFP_NOWARN);
-	if (!tbl)
-		return NULL;
-	tbl->shift = 64 - ilog2(buckets);
-	tbl->len = len;
+	tbl = bpf_map_area_alloc_memcg(&ic->map, bytes);
+	if (tbl)
+		ip_cookie_table_init(tbl, buckets, bytes);
 	return tbl;
 }
 
@@ -849,7 +875,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	int numa_node = bpf_map_attr_numa_node(attr);
 	struct ip_cookie_table *tbl;
 	struct bpf_ip_cookie *ic;
-	u32 len;
+	size_t bytes;
 
 	ic = bpf_map_area_alloc(sizeof(*ic), numa_node);
 	if (!ic)
@@ -859,14 +885,14 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	/* The map's memcg is not set up yet: charge the creator, as
 	 * bpf_map_area_alloc() does.
 	 */
-	len = IP_COOKIE_MIN_BUCKETS + IP_COOKIE_MIN_TAIL;
-	tbl = bpf_map_area_alloc(ip_cookie_table_size(len), numa_node);
+	bytes = ip_cookie_table_bytes(IP_COOKIE_MIN_BUCKETS +
+				      IP_COOKIE_MIN_TAIL);
+	tbl = bpf_map_area_alloc(bytes, numa_node);
 	if (!tbl) {
 		bpf_map_area_free(ic);
 		return ERR_PTR(-ENOMEM);
 	}
-	tbl->shift = 64 - ilog2(IP_COOKIE_MIN_BUCKETS);
-	tbl->len = len;
+	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS, bytes);
 	RCU_INIT_POINTER(ic->tbl, tbl);
 
 	/* Element: value, padded to 8 bytes, then the link ID if keyed by

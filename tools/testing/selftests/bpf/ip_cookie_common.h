@@ -4,6 +4,8 @@
 #define __IP_COOKIE_COMMON_H
 
 #define IPC_NR_SLOTS	8
+/* Inner IP_COOKIE maps in the outer map of the inner_map subtest. */
+#define IPC_NR_INNER	2
 /* Keys of the entries for attach points that have no function address. */
 #define IPC_TAG_TP	0x7e570001ULL
 #define IPC_TAG_RAW_TP	0x7e570002ULL

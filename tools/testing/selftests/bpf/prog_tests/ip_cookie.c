@@ -961,6 +961,66 @@ out:
 	ip_cookie__destroy(skel);
 }
 
+/* IP_COOKIE maps as inner maps: the inlined lookup must use the seed and
+ * index of the map found at run time, each inner map having its own seed.
+ */
+static void test_inner_map(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	int inner[IPC_NR_INNER], outer, i, j, err;
+	struct bpf_link *link = NULL;
+	struct ip_cookie *skel;
+	__u64 ip, val, *sum, *missed;
+
+	for (i = 0; i < IPC_NR_INNER; i++)
+		inner[i] = -1;
+	skel = ip_cookie__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	outer = bpf_map__fd(skel->maps.outer_map);
+	for (i = 0; i < IPC_NR_INNER; i++) {
+		inner[i] = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_inner",
+					  sizeof(__u64), sizeof(__u64), 64,
+					  NULL);
+		if (!ASSERT_GE(inner[i], 0, "inner_create"))
+			goto out;
+		for (j = 0; j < NR_FUNCS; j++) {
+			ip = ksym(fentry_funcs[j]);
+			val = (i + 1) * 1000 + j;
+			err = bpf_map_update_elem(inner[i], &ip, &val,
+						  BPF_NOEXIST);
+			if (!ASSERT_OK(err, "inner_fill"))
+				goto out;
+		}
+		err = bpf_map_update_elem(outer, &i, &inner[i], BPF_ANY);
+		if (!ASSERT_OK(err, "outer_update"))
+			goto out;
+	}
+	opts.syms = (const char **)fentry_funcs;
+	opts.cnt = NR_FUNCS;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.ipc_inner,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	trigger_fentry_tests(skel);
+
+	sum = skel->bss->inner_sum;
+	missed = skel->bss->inner_missed;
+	for (i = 0; i < IPC_NR_INNER; i++) {
+		/* sum over j of (i + 1) * 1000 + j */
+		val = (i + 1) * 1000 * NR_FUNCS + NR_FUNCS * (NR_FUNCS - 1) / 2;
+		ASSERT_EQ(missed[i], 0, "inner_missed");
+		ASSERT_EQ(sum[i], val, "inner_sum");
+	}
+out:
+	bpf_link__destroy(link);
+	for (i = 0; i < IPC_NR_INNER; i++)
+		if (inner[i] >= 0)
+			close(inner[i]);
+	ip_cookie__destroy(skel);
+}
+
 static char *run_cmd(const char *cmd)
 {
 	size_t cap = 1 << 16, len = 0, n;
@@ -1073,6 +1133,8 @@ void test_ip_cookie(void)
 		test_prog_types();
 	if (test__start_subtest("writes_survive_resize"))
 		test_writes_survive_resize();
+	if (test__start_subtest("inner_map"))
+		test_inner_map();
 	if (test__start_subtest("bpftool_dump"))
 		test_bpftool_dump();
 }

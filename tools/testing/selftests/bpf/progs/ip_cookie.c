@@ -26,6 +26,25 @@ struct {
 	__type(value, __u64);
 } count_map SEC(".maps");
 
+/* Inner maps: each has its own seed, which an inlined lookup must take
+ * from the map it looks into, not from the template the verifier saw.
+ */
+struct inner_ipc {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, __u64);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, IPC_NR_INNER);
+	__type(key, __u32);
+	__array(values, struct inner_ipc);
+} outer_map SEC(".maps");
+
+__u64 inner_sum[IPC_NR_INNER], inner_missed[IPC_NR_INNER];
+
 int pid;
 /* Results per attach type; named apart from the section names. */
 struct res res_kprobe, res_kretprobe, res_kmulti, res_kretmulti;
@@ -166,6 +185,37 @@ int ipc_count(struct pt_regs *ctx)
 		__sync_fetch_and_add(v, 1);
 	else
 		__sync_fetch_and_add(&count_missed, 1);
+	return 0;
+}
+
+/* The counters come as pointers: an index read back from the stack,
+ * where the key of the outer lookup lives, would be unbounded.
+ */
+static __always_inline void inner_lookup(__u32 i, __u64 ip, __u64 *sum,
+					 __u64 *missed)
+{
+	void *inner = bpf_map_lookup_elem(&outer_map, &i);
+	__u64 *v;
+
+	if (!inner)
+		return;
+	v = bpf_map_lookup_elem(inner, &ip);
+	if (v)
+		*sum += *v;
+	else
+		*missed += 1;
+}
+
+SEC("kprobe.multi")
+int ipc_inner(struct pt_regs *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	if (bpf_get_current_pid_tgid() >> 32 != pid)
+		return 0;
+	_Static_assert(IPC_NR_INNER == 2, "one call per inner map");
+	inner_lookup(0, ip, &inner_sum[0], &inner_missed[0]);
+	inner_lookup(1, ip, &inner_sum[1], &inner_missed[1]);
 	return 0;
 }
 
