@@ -11,11 +11,12 @@ SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
-	bench vm checkpatch clean
+	bench bench-gen-lookup vm checkpatch clean
 
 help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
-	@echo "make bench        run the benchmarks (scripts/bench.sh)"
+	@echo "make bench        run the benchmarks (scripts/bench.sh; QUICK=1: a few minutes)"
+	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
 	@echo "make vm           interactive shell in the debug-kernel VM"
 	@echo "make kernel       build the base kernel (build/kbuild-base)"
 	@echo "make kernel-debug build the debug kernel (build/kbuild-debug)"
@@ -56,6 +57,9 @@ test-full: deps
 
 bench: deps
 	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; else echo "bench: not yet (no scripts/bench.sh)"; fi
+
+bench-gen-lookup: deps
+	@scripts/bench-gen-lookup.sh
 
 vm: selftests
 	@scripts/vm-run.sh --kernel debug --interactive

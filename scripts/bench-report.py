@@ -149,7 +149,9 @@ resize = {n: {k: med(v) for k, v in d.items()} for n, d in resize.items()
 # --- memory, population, attach
 memory = {}
 for d in mem:
-    for m in ('memlock_per_entry', 'memcg_per_entry'):
+    for m in ('memlock_per_entry', 'memcg_per_entry', 'memcg_filled_per_entry'):
+        if m not in d:
+            continue
         memory.setdefault(int(d['entries']), {}).setdefault(d['kind'], {}) \
               .setdefault(m, []).append(d[m])
         rows.append(('mem', d['kind'], int(d['entries']), 0, m, d[m]))
@@ -343,20 +345,25 @@ if resize:
 
 md.append('## Memory: bytes per entry (8-byte key, 8-byte value)\n')
 md.append('| entries | ' + ' | '.join(
-    '%s memlock / memcg' % MAPS[k]
+    '%s memlock / memcg (right after filling)' % MAPS[k]
     for k in ('ipc', 'hash', 'hash-nopre')) + ' | kprobe.multi cookies |')
 md.append('|---|---|---|---|---|')
 for n in sorted(memory):
     c = []
     for k in ('ipc', 'hash', 'hash-nopre'):
         m = memory[n].get(k)
-        c.append('%.1f / %.1f' % (m['memlock_per_entry'], m['memcg_per_entry'])
+        c.append(('%.1f / %.1f' % (m['memlock_per_entry'], m['memcg_per_entry'])
+                  + (' (%.1f)' % m['memcg_filled_per_entry']
+                     if 'memcg_filled_per_entry' in m else ''))
                  if m else '-')
     md.append('| %d | %s | 16 (not memcg-charged) |' % (n, ' | '.join(c)))
 md.append('\nmemlock: the map\'s `map_mem_usage` (fdinfo). memcg: delta of '
           '`memory.current` of a fresh child cgroup around creating and filling '
           'the maps (small sizes use several copies to stay above the per-CPU '
-          'charge batch). kprobe.multi cookies: 8 B address + 8 B cookie per '
+          'charge batch), read once memory.current has settled, i.e. after '
+          'what the maps free after a grace period (an IP_COOKIE map\'s '
+          'replaced indexes) is gone; in parentheses, read right after the '
+          'last update. kprobe.multi cookies: 8 B address + 8 B cookie per '
           'function in kernel/trace/bpf_trace.c, not charged to a memcg.\n')
 
 md.append('## Population and resize\n')

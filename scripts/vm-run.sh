@@ -9,6 +9,8 @@
 # (WARNING, BUG, KASAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
 # the guest timed out, 125 when the guest never reported a status.
 # VM_ACCEL=kvm|tcg forces the accelerator (default: kvm when usable).
+# --image FILE boots FILE instead of the flavour's kernel (a variant of it:
+# the initramfs still comes from the flavour's build).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,12 +19,14 @@ FLAVOR=debug
 TIMEOUT=${VM_TIMEOUT:-3600}
 INTERACTIVE=0
 LOG=""
+IMAGE=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel)	FLAVOR=$2; shift 2 ;;
 	--timeout)	TIMEOUT=$2; shift 2 ;;
 	--interactive)	INTERACTIVE=1; shift ;;
 	--log)		LOG=$2; shift 2 ;;
+	--image)	IMAGE=$2; shift 2 ;;
 	--)		shift; break ;;
 	*)		break ;;
 	esac
@@ -34,6 +38,7 @@ base)	KERNEL=$BUILD/kbuild-base/vmlinux ;;		# PVH entry
 debug|full) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
 *)	echo "vm-run: unknown kernel '$FLAVOR'" >&2; exit 2 ;;
 esac
+[ -z "$IMAGE" ] || KERNEL=$IMAGE
 [ -f "$KERNEL" ] || { echo "vm-run: no $KERNEL (make kernel / make kernel-debug)" >&2; exit 2; }
 
 ACCEL=${VM_ACCEL:-}

@@ -6,6 +6,9 @@
 #   QUICK=1   fewer sizes and rounds, shorter samples (a few minutes)
 #   ROUNDS=n  rounds of the throughput benchmarks
 #   BENCH=./bench
+#   SET=gen_lookup  only what the inlined lookup changes (kprobe.multi and
+#             fentry hot paths, lookup micro-benchmark), for comparing
+#             kernels with and without ip_cookie_map_gen_lookup()
 set -u
 
 BENCH=${BENCH:-./bench}
@@ -41,6 +44,26 @@ echo "ipc-env: kernel=$(uname -r) cmdline='$(cat /proc/cmdline)'"
 for f in /sys/devices/system/cpu/vulnerabilities/*; do
 	[ -f "$f" ] && echo "ipc-vuln: $(basename "$f")=$(cat "$f")"
 done
+
+if [ "${SET:-}" = gen_lookup ]; then
+	for r in $(seq 1 "$ROUNDS"); do
+		for v in empty cookie ipc hash; do
+			run "ipc-fentry-$v"
+		done
+		for n in 1 1000; do
+			for v in empty cookie hash ipc ipc_link; do
+				run "ipc-kmulti-$v" --ipc-funcs "$n"
+			done
+		done
+		for n in 1 1000 100000; do
+			for v in none ipc hash; do
+				run "ipc-lookup-$v" --ipc-entries "$n"
+			done
+		done
+	done
+	echo "ipc-done"
+	exit 0
+fi
 
 r=0
 for r in $(seq 1 "$ROUNDS"); do

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Markdown table of make bench-gen-lookup: the same benchmarks on the base
+kernel with the inlined IP_COOKIE lookup and without it (direct call).
+
+usage: gen-lookup-report.py RAW ACCEL GIT > gen-lookup.md
+"""
+import re
+import statistics
+import sys
+
+raw, accel, git = sys.argv[1:4]
+KV = re.compile(r'(\w+)=(\S+)')
+
+# samples[kernel][(bench, param)] -> [ns per op, one per round]
+samples = {'inline': {}, 'call': {}}
+kernel = None
+boots = {'inline': 0, 'call': 0}
+with open(raw) as f:
+    for line in f:
+        if line.startswith('ipc-boot:'):
+            kernel = dict(KV.findall(line))['kernel']
+            boots[kernel] += 1
+        elif line.startswith('ipc-result:') and kernel:
+            d = dict(KV.findall(line))
+            b = d['bench']
+            p = int(d['entries'] if b.startswith('ipc-lookup') else d['funcs'])
+            samples[kernel].setdefault((b, p), []).append(float(d['ns']))
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float('nan')
+
+
+def delta(k, bench, base, p):
+    """Per-round differences to the baseline of the same round."""
+    a = samples[k].get((bench, p), [])
+    z = samples[k].get((base, p), [])
+    return [x - y for x, y in zip(a, z)]
+
+
+def row(label, bench, base, p):
+    d = {k: med(delta(k, bench, base, p)) for k in samples}
+    ratio = d['call'] / d['inline'] if d['inline'] > 0 else float('nan')
+    return '| %s | %s | %.2f | %.2f | %.2fx |' % (label, p, d['inline'],
+                                                   d['call'], ratio)
+
+
+out = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct call\n',
+       'Produced by `make bench-gen-lookup` (scripts/bench-gen-lookup.sh): '
+       'the base kernel as built (lookup inlined into the program by '
+       '`ip_cookie_map_gen_lookup()`) and the same kernel rebuilt without '
+       '`.map_gen_lookup` (the verifier then emits a direct call to '
+       '`ip_cookie_map_lookup_elem()`), booted in turn, %d boots each, '
+       'running the same benchmarks (`SET=gen_lookup`). Raw: '
+       '`raw-gen-lookup.txt`.\n' % min(boots.values()),
+       '- Accelerator: **%s**%s; git %s.' % (
+           accel.upper(), ' (pure emulation: compare ratios, not absolute '
+           'times)' if accel == 'tcg' else '', git),
+       '- Figures: ns over the baseline of the same round (the empty '
+       'program, or the loop without a lookup), median over all rounds of '
+       'all boots of one kernel.  Rows marked *control* run the same code '
+       'in both kernels: their spread shows the noise between boots.\n',
+       '| what | N | inlined ns | direct call ns | call / inlined |',
+       '|---|---|---|---|---|']
+for p in (1, 1000, 100000):
+    out.append(row('lookup micro-benchmark, IP_COOKIE', 'ipc-lookup-ipc',
+                   'ipc-lookup-none', p))
+    out.append(row('lookup micro-benchmark, HASH (*control*)',
+                   'ipc-lookup-hash', 'ipc-lookup-none', p))
+for p in (1, 1000):
+    out.append(row('kprobe.multi, ip -> IP_COOKIE', 'ipc-kmulti-ipc',
+                   'ipc-kmulti-empty', p))
+    out.append(row('kprobe.multi, {ip, link} -> IP_COOKIE (16-byte key, '
+                   'never inlined: *control*)', 'ipc-kmulti-ipc_link',
+                   'ipc-kmulti-empty', p))
+    out.append(row('kprobe.multi, cookie (*control*)', 'ipc-kmulti-cookie',
+                   'ipc-kmulti-empty', p))
+out.append(row('fentry, ip -> IP_COOKIE', 'ipc-fentry-ipc',
+               'ipc-fentry-empty', 1))
+out.append(row('fentry, cookie (*control*)', 'ipc-fentry-cookie',
+               'ipc-fentry-empty', 1))
+print('\n'.join(out))
