@@ -428,9 +428,9 @@ def plot(name, title, ylabel, series, logx=True, xlabel='N'):
             f.write('\n\n')
     plots = ', '.join("'%s' index %d with linespoints title '%s'" % (dat, i, t)
                       for i, (t, _) in enumerate(series))
-    gp = ("set terminal pngcairo size 900,560\nset output '%s'\n"
+    gp = ("set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n"
           "set title '%s (%s)'\nset xlabel '%s'\nset ylabel '%s'\n%s"
-          "set key top left\nset grid\nplot %s\n" % (
+          "set key below\nset grid\nplot %s\n" % (
               os.path.join(out, '%s-%s.png' % (name, mode)), title, label,
               xlabel, ylabel, 'set logscale x\n' if logx else '', plots))
     subprocess.run(['gnuplot'], input=gp.encode(), check=True,
