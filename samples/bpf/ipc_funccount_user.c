@@ -57,7 +57,8 @@ static int load_funcs(const char *pattern)
 		}
 		funcs[nr_funcs].addr = addr;
 		funcs[nr_funcs].count = 0;
-		strcpy(funcs[nr_funcs].name, name);
+		snprintf(funcs[nr_funcs].name, sizeof(funcs[nr_funcs].name),
+			 "%s", name);
 		nr_funcs++;
 	}
 	fclose(f);

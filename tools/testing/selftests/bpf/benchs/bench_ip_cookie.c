@@ -38,7 +38,7 @@ struct slot {
 	__u64 fires;
 	__u64 sink;
 	__u64 misses;
-} __attribute__((aligned(128)));
+} __aligned(128);
 
 #include "ip_cookie_bench.skel.h"
 
@@ -551,7 +551,8 @@ static void kmulti_setup(enum variant v)
 	if (!cookies || !vals || !idx || !lkeys)
 		die("malloc", -ENOMEM);
 	for (i = 0; i < n; i++) {
-		cookies[i] = vals[i] = i + 1;
+		cookies[i] = i + 1;
+		vals[i] = i + 1;
 		idx[i] = i;
 	}
 	if (v == V_COOKIE_ARRAY)
@@ -682,9 +683,9 @@ static void set_affinity(int cpu)
 /* Grow the map to 5x its size by one batch, shrink it back by another. */
 static void *resizer(void *input)
 {
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
 	int fd = bpf_map__fd(ctx.skel->maps.ip_map);
 	__u32 n = args.nr_entries, extra = 4 * n, i;
-	LIBBPF_OPTS(bpf_map_batch_opts, o);
 	__u64 *keys, *vals, top = 0;
 	__u32 cnt;
 
@@ -703,10 +704,10 @@ static void *resizer(void *input)
 	while (true) {
 		cnt = extra;
 		if (bpf_map_update_batch(fd, keys, vals, &cnt, &o))
-			die("resizer update", -errno);
+			die("batch update of the resize thread", -errno);
 		cnt = extra;
 		if (bpf_map_delete_batch(fd, keys, &cnt, &o))
-			die("resizer delete", -errno);
+			die("batch delete of the resize thread", -errno);
 		atomic_inc(&ctx.resizes);
 	}
 	return NULL;

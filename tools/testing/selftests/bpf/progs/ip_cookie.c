@@ -206,6 +206,10 @@ static __always_inline void inner_lookup(__u32 i, __u64 ip, __u64 *sum,
 		*missed += 1;
 }
 
+#if IPC_NR_INNER != 2
+#error "ipc_inner() looks up one inner map per call of inner_lookup()"
+#endif
+
 SEC("kprobe.multi")
 int ipc_inner(struct pt_regs *ctx)
 {
@@ -213,7 +217,6 @@ int ipc_inner(struct pt_regs *ctx)
 
 	if (bpf_get_current_pid_tgid() >> 32 != pid)
 		return 0;
-	_Static_assert(IPC_NR_INNER == 2, "one call per inner map");
 	inner_lookup(0, ip, &inner_sum[0], &inner_missed[0]);
 	inner_lookup(1, ip, &inner_sum[1], &inner_missed[1]);
 	return 0;
