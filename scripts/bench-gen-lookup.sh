@@ -70,14 +70,7 @@ for b in $(seq 1 "$BOOTS"); do
 	done
 done
 
-accel=${VM_ACCEL:-}
-if [ -z "$accel" ]; then
-	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
-		accel=kvm
-	else
-		accel=tcg
-	fi
-fi
+accel=$("$ROOT/scripts/vm-accel.sh")
 python3 "$ROOT/scripts/gen-lookup-report.py" "$raw" "$accel" \
 	"$(git -C "$ROOT" rev-parse --short HEAD)" > "$RESULTS/gen-lookup.md"
 cat "$RESULTS/gen-lookup.md"

@@ -37,14 +37,7 @@ sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$log" |
 grep -q '^ipc-done' "$raw" || { echo "bench: run did not finish (rc ${rc:-0}), see $log" >&2; exit 1; }
 
 # What the numbers ran on.
-accel=${VM_ACCEL:-}
-if [ -z "$accel" ]; then
-	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
-		accel=kvm
-	else
-		accel=tcg
-	fi
-fi
+accel=$("$ROOT/scripts/vm-accel.sh")
 cfg=$BUILD/kbuild-base/.config
 {
 	echo "mode=$mode"

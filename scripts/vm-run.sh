@@ -41,14 +41,7 @@ esac
 [ -z "$IMAGE" ] || KERNEL=$IMAGE
 [ -f "$KERNEL" ] || { echo "vm-run: no $KERNEL (make kernel / make kernel-debug)" >&2; exit 2; }
 
-ACCEL=${VM_ACCEL:-}
-if [ -z "$ACCEL" ]; then
-	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
-		ACCEL=kvm
-	else
-		ACCEL=tcg
-	fi
-fi
+ACCEL=$("$ROOT/scripts/vm-accel.sh")
 APPEND="console=ttyS0,115200 panic=-1 log_buf_len=16M"
 case $ACCEL in
 kvm)	ACCEL_OPT=kvm ;;
