@@ -71,6 +71,8 @@ for b in $(seq 1 "$BOOTS"); do
 done
 
 accel=$("$ROOT/scripts/vm-accel.sh")
+cfg=$BUILD/kbuild-base/.config
+kernel="configs/base.config on tinyconfig ($(grep -cE '^CONFIG_.*=y' "$cfg") symbols =y); $(grep -E '^(# )?CONFIG_(CPU_MITIGATIONS|MITIGATION_RETPOLINE)[ =]' "$cfg" | tr '\n' ' ')"
 python3 "$ROOT/scripts/gen-lookup-report.py" "$raw" "$accel" \
-	"$(git -C "$ROOT" rev-parse --short HEAD)" > "$RESULTS/gen-lookup.md"
+	"$(git -C "$ROOT" rev-parse --short HEAD)" "$kernel" > "$RESULTS/gen-lookup.md"
 cat "$RESULTS/gen-lookup.md"

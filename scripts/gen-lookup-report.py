@@ -3,13 +3,14 @@
 """Markdown table of make bench-gen-lookup: the same benchmarks on the base
 kernel with the inlined IP_COOKIE lookup and without it (direct call).
 
-usage: gen-lookup-report.py RAW ACCEL GIT > gen-lookup.md
+usage: gen-lookup-report.py RAW ACCEL GIT KERNEL > gen-lookup.md
 """
+import os
 import re
 import statistics
 import sys
 
-raw, accel, git = sys.argv[1:4]
+raw, accel, git, kconf = sys.argv[1:5]
 KV = re.compile(r'(\w+)=(\S+)')
 
 # samples[kernel][(bench, param)] -> [ns per op, one per round]
@@ -57,6 +58,8 @@ out = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct call\n',
        '- Accelerator: **%s**%s; git %s.' % (
            accel.upper(), ' (pure emulation: compare ratios, not absolute '
            'times)' if accel == 'tcg' else '', git),
+       '- Kernel: %s; host: %d CPUs, guest: 2 vCPUs.' % (kconf.strip(),
+                                                        os.cpu_count()),
        '- Figures: ns over the baseline of the same round (the empty '
        'program, or the loop without a lookup), median over all rounds of '
        'all boots of one kernel.  Rows marked *control* run the same code '
