@@ -45,41 +45,50 @@ for f in /sys/devices/system/cpu/vulnerabilities/*; do
 	[ -f "$f" ] && echo "ipc-vuln: $(basename "$f")=$(cat "$f")"
 done
 
+# One pass over the hot-path benchmarks: VARIANTS then sizes.
+fentry() {
+	for v in $1; do
+		run "ipc-fentry-$v"
+	done
+}
+
+kmulti() {
+	vs=$1
+	shift
+	for n; do
+		for v in $vs; do
+			run "ipc-kmulti-$v" --ipc-funcs "$n"
+		done
+	done
+}
+
+lookup() {
+	vs=$1
+	shift
+	for n; do
+		for v in $vs; do
+			run "ipc-lookup-$v" --ipc-entries "$n"
+		done
+	done
+}
+
+r=0
 if [ "${SET:-}" = gen_lookup ]; then
 	for r in $(seq 1 "$ROUNDS"); do
-		for v in empty cookie ipc hash; do
-			run "ipc-fentry-$v"
-		done
-		for n in 1 1000; do
-			for v in empty cookie hash ipc ipc_link; do
-				run "ipc-kmulti-$v" --ipc-funcs "$n"
-			done
-		done
-		for n in 1 1000 100000; do
-			for v in none ipc hash; do
-				run "ipc-lookup-$v" --ipc-entries "$n"
-			done
-		done
+		fentry "empty cookie ipc hash"
+		kmulti "empty cookie hash ipc ipc_link" 1 1000
+		lookup "none ipc hash" 1 1000 100000
 	done
 	echo "ipc-done"
 	exit 0
 fi
 
-r=0
 for r in $(seq 1 "$ROUNDS"); do
-	for v in empty cookie ipc hash; do
-		run "ipc-fentry-$v"
-	done
-	for n in $KMULTI_N; do
-		for v in empty cookie cookie_array hash ipc ipc_link; do
-			run "ipc-kmulti-$v" --ipc-funcs "$n"
-		done
-	done
-	for n in $LOOKUP_N; do
-		for v in none ipc hash array; do
-			run "ipc-lookup-$v" --ipc-entries "$n"
-		done
-	done
+	fentry "empty cookie ipc hash"
+	# shellcheck disable=SC2086
+	kmulti "empty cookie cookie_array hash ipc ipc_link" $KMULTI_N
+	# shellcheck disable=SC2086
+	lookup "none ipc hash array" $LOOKUP_N
 	for n in 1000 100000; do
 		run ipc-lookup-ipc --ipc-entries "$n"
 		run ipc-lookup-ipc --ipc-entries "$n" --ipc-resize
