@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian 12 packages the build needs, from Debian's archive only.
 # Idempotent: does nothing when every package is present.
+#   scripts/install-deps.sh [extra packages...]   (make check adds its own)
 set -eu
 
 PKGS="linux-source-6.12 clang-19 llvm-19 lld-19 dwarves qemu-system-x86
 busybox-static bc bison flex cpio xz-utils ccache make gcc libc6-dev
 libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev binutils-dev
-pkg-config python3 python3-docutils rsync kmod gnuplot-nox"
+pkg-config python3 python3-docutils rsync kmod gnuplot-nox $*"
 
 missing=""
 for p in $PKGS; do

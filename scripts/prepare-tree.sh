@@ -15,10 +15,6 @@ BUILD=${BUILD:-$ROOT/build}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PATCHES=${PATCHES:-all}
 MIRROR=${MIRROR:-all}
-# Top-level kernel directories that the repo mirrors (not scripts/: that one
-# holds the harness).
-MIRROR_DIRS="arch block crypto Documentation drivers fs include init ipc kernel
-lib mm net samples security sound tools usr virt"
 
 LINUX=$BUILD/linux
 STATE=$BUILD/sync-state.list
@@ -33,8 +29,9 @@ flock -n 9 || { echo "prepare-tree: waiting for another sync"; flock 9; }
 # 1. The pristine source.
 if [ -n "${KDIR:-}" ]; then
 	SRC=$(cd "$KDIR" && pwd)
-	[ -f "$SRC/Makefile" ] && [ -d "$SRC/kernel/bpf" ] ||
+	if [ ! -f "$SRC/Makefile" ] || [ ! -d "$SRC/kernel/bpf" ]; then
 		die "KDIR=$KDIR does not look like a kernel tree"
+	fi
 else
 	SRC=$BUILD/src
 	if [ ! -f "$SRC/.extracted" ]; then
@@ -73,12 +70,9 @@ for p in "${patch_list[@]}"; do
 	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$p" >> "$tmp/touched"
 	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$p" >> "$tmp/touched"
 done
+# Mirror files: scripts/mirror-files.sh says which they are.
 if [ "$MIRROR" != none ]; then
-	for d in $MIRROR_DIRS; do
-		[ -d "$ROOT/$d" ] || continue
-		(cd "$ROOT" && find "$d" -type f ! -name '*~' ! -name '.*.swp' ! -name '*.orig' ! -name '*.rej') \
-			>> "$tmp/mirror"
-	done
+	"$ROOT/scripts/mirror-files.sh" > "$tmp/mirror"
 fi
 touch "$tmp/mirror"
 cat "$tmp/mirror" >> "$tmp/touched"
