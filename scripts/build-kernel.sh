@@ -5,6 +5,10 @@
 #   scripts/build-kernel.sh debug  -> build/kbuild-debug (boot its bzImage)
 #   scripts/build-kernel.sh full   -> build/kbuild-full  (base + the upstream
 #                                     selftests config, for make test-full)
+#   scripts/build-kernel.sh i386   -> build/kbuild-i386  (configs/cross*.config,
+#   scripts/build-kernel.sh arm64  -> build/kbuild-arm64  for make check)
+# BUILD=dir puts the source (dir/linux) and the output elsewhere;
+# KTARGETS="..." builds these make targets instead of "all".
 # The config is tinyconfig + configs/base.config [+ configs/debug.config],
 # merged with merge_config.sh and completed by olddefconfig; every requested
 # value is then checked to have survived.
@@ -28,8 +32,22 @@ debug)	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
 	CHECK=$FRAGS ;;
 full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
 	CHECK="$ROOT/configs/base.config" ;;
-*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|full)" >&2; exit 1 ;;
+i386)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-i386.config"
+	CHECK=$FRAGS ;;
+arm64)	FRAGS="$ROOT/configs/cross.config"
+	CHECK=$FRAGS ;;
+*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|full|i386|arm64)" >&2; exit 1 ;;
 esac
+KARCH=x86_64
+KCC=gcc
+CROSS=()
+case $FLAVOR in
+i386)	KARCH=i386 ;;
+arm64)	KARCH=arm64
+	KCC=aarch64-linux-gnu-gcc
+	CROSS=(CROSS_COMPILE=aarch64-linux-gnu-) ;;
+esac
+read -ra TARGETS <<< "${KTARGETS:-all}"
 
 [ -f "$LINUX/Makefile" ] || { echo "build-kernel: run scripts/prepare-tree.sh first" >&2; exit 1; }
 
@@ -38,8 +56,8 @@ mkdir -p "$BUILD"
 exec 9> "$BUILD/.lock-kbuild-$FLAVOR"
 flock -n 9 || { echo "build-kernel: waiting for another $FLAVOR build"; flock 9; }
 
-KMAKE=(make -C "$LINUX" O="$O" ARCH=x86_64 -j"$JOBS"
-	CC="ccache gcc" HOSTCC="ccache gcc")
+KMAKE=(make -C "$LINUX" O="$O" ARCH="$KARCH" "${CROSS[@]}" -j"$JOBS"
+	CC="ccache $KCC" HOSTCC="ccache gcc")
 mkdir -p "$O" "$CCACHE_DIR"
 
 # Regenerate the config only when a fragment changed, so that an unchanged
@@ -80,6 +98,9 @@ if [ ! -f "$O/.config" ] || [ "$(cat "$O/.harness-config" 2>/dev/null)" != "$wan
 	echo "$want" > "$O/.harness-config"
 fi
 
-echo "build-kernel: building $FLAVOR in $O (-j$JOBS)"
-"${KMAKE[@]}" all
-echo "build-kernel: $FLAVOR done: $O/vmlinux $O/arch/x86/boot/bzImage"
+echo "build-kernel: building $FLAVOR in $O (-j$JOBS): ${TARGETS[*]}"
+"${KMAKE[@]}" "${TARGETS[@]}"
+case $FLAVOR in
+base|debug|full) echo "build-kernel: $FLAVOR done: $O/vmlinux $O/arch/x86/boot/bzImage" ;;
+*) echo "build-kernel: $FLAVOR done: $O (${TARGETS[*]})" ;;
+esac
