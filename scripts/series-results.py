@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Results section of the cover letter, as plain-text tables for e-mail.
+
+  series-results.py SUMMARY.json LABEL
+
+SUMMARY.json is a summary-MODE.json written by scripts/bench-report.py
+(make bench); LABEL names where it came from (path and commit). Every
+number printed here is read from that file. "@N:bench@" is left for
+scripts/series.sh to replace by the number of the benchmark patch.
+"""
+import json
+import sys
+
+
+def die(msg):
+    sys.exit('series-results: %s' % msg)
+
+
+path, label = sys.argv[1:3]
+with open(path) as f:
+    s = json.load(f)
+for k in ('env', 'kmulti', 'fentry', 'lookup', 'memory', 'attach', 'targets'):
+    if k not in s:
+        die('%s has no "%s" section (rerun make bench)' % (label, k))
+env = s['env']
+allN = str(env.get('attachable', ''))
+
+
+def med(d, *keys):
+    for k in keys:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d.get('median') if isinstance(d, dict) else d
+
+
+def num(v, fmt='%.0f'):
+    return '-' if v is None else fmt % v
+
+
+def table(head, rows, first=0):
+    """Fixed-width table: first column left-aligned, others right."""
+    cols = len(head)
+    width = [max(len(str(r[i])) for r in [head] + rows) for i in range(cols)]
+    width[0] = max(width[0], first)
+    out = []
+    for r in [head] + rows:
+        line = '  ' + str(r[0]).ljust(width[0])
+        for i in range(1, cols):
+            line += '  ' + str(r[i]).rjust(width[i])
+        out.append(line.rstrip())
+    return out
+
+
+def nlabel(n):
+    return 'all (%s)' % '{:,}'.format(int(n)) if n == allN else '{:,}'.format(int(n))
+
+
+def by_num(d):
+    return sorted(d, key=int)
+
+
+out = []
+rounds = ''
+for g in s.get('guest', []):
+    if g.startswith('quick='):
+        rounds = ' (%s)' % g.split()[1] if len(g.split()) > 1 else ''
+out.append('Measured with the benchmarks of patch @N:bench@ in a QEMU guest '
+           '(accelerator: %s, %s host CPUs, guest kernel config: %s), %s '
+           'mode%s, %s. Under TCG emulation absolute times mean little: '
+           'compare the variants, which ran side by side in every round. '
+           'Medians over rounds; source: %s.' %
+           (env.get('accel', '?').upper(), env.get('host_nproc', '?'),
+            env.get('kernel_config', '?'), env.get('mode', '?'), rounds,
+            env.get('date', '?'), label))
+out.append('')
+
+# kprobe.multi
+km = s['kmulti']
+ns = by_num(km)
+names = [('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
+         ('hash', 'ip -> HASH'), ('ipc', 'ip -> IP_COOKIE'),
+         ('ipc_link', '{ip, link_id} -> IP_COOKIE')]
+out.append('kprobe.multi, one program on N functions, ns per trigger over '
+           'an empty program:')
+out.append('')
+rows = [[label_] + [num(med(km, n, v)) for n in ns] for v, label_ in names
+        if any(med(km, n, v) is not None for n in ns)]
+out += table(['N'] + [nlabel(n) for n in ns], rows)
+out.append('')
+
+# fentry
+fe = s['fentry'].get('1', {})
+parts = ['%s +%s' % (lbl, num(med(fe, v), '%.1f'))
+         for v, lbl in (('cookie', 'cookie'), ('ipc', 'IP_COOKIE'),
+                        ('hash', 'HASH')) if med(fe, v) is not None]
+if parts:
+    out.append('fentry on one function, ns over an empty program: %s.' %
+               ', '.join(parts))
+    out.append('')
+
+# lookups
+lk = s['lookup']
+es = by_num(lk)
+out.append('Lookups from bpf_loop() over shuffled kernel text addresses, '
+           'ns per lookup:')
+out.append('')
+rows = [['IP_COOKIE'] + [num(med(lk, e, 'ipc'), '%.1f') for e in es],
+        ['HASH'] + [num(med(lk, e, 'hash'), '%.1f') for e in es]]
+ratio = []
+for e in es:
+    a, b = med(lk, e, 'ipc'), med(lk, e, 'hash')
+    ratio.append('%.1fx' % (b / a) if a and b else '-')
+rows.append(['HASH / IP_COOKIE'] + ratio)
+out += table(['entries'] + [nlabel(e) for e in es], rows)
+out.append('')
+
+# memory
+mem = s['memory']
+ms = by_num(mem)
+out.append('Bytes per entry with an 8-byte value, map_mem_usage / memcg '
+           'charge:')
+out.append('')
+
+
+def mcell(e, m):
+    d = mem[e].get(m)
+    if not d:
+        return '-'
+    if m == 'kmulti-cookies':
+        return '%.0f / none' % d['memlock_per_entry']
+    return '%.1f / %.1f' % (d['memlock_per_entry'], d['memcg_per_entry'])
+
+
+rows = [[nlabel(e), mcell(e, 'ipc'), mcell(e, 'hash'), mcell(e, 'hash-nopre')]
+        for e in ms]
+out += table(['entries', 'IP_COOKIE', 'HASH prealloc', 'HASH no-prealloc'],
+             rows)
+ck = set(mcell(e, 'kmulti-cookies') for e in ms) - {'-'}
+if len(ck) == 1:
+    out.append('')
+    out.append('kprobe.multi cookies, for comparison: %s bytes per function, '
+               'not charged to a memcg.' % ck.pop().split(' ')[0])
+out.append('')
+
+# attach vs fill
+at = s['attach']
+parts = []
+for n in by_num(at):
+    c, m = at[n].get('cookies', {}), at[n].get('map', {})
+    if c.get('attach_ms') and m.get('fill_ms') is not None:
+        parts.append('%s functions: %.0f ms to attach with cookies, %.1f ms '
+                     'to create and batch-fill the map (%.1f%%)' %
+                     ('{:,}'.format(int(n)), c['attach_ms'], m['fill_ms'],
+                      100.0 * m['fill_ms'] / c['attach_ms']))
+if parts:
+    out.append('kprobe.multi attach against filling the map: %s.' %
+               '; '.join(parts))
+    out.append('')
+
+# where it falls short
+missed = [t for t in s['targets'] if not t.get('met')]
+if missed:
+    out.append('Targets the map missed in this run:')
+    for t in missed:
+        out.append('- %s: %s' % (t['target'], t['figure']))
+    out.append('')
+if s.get('failures'):
+    out.append('Benchmark failures reported: %s' % '; '.join(s['failures']))
+    out.append('')
+
+# wrap the prose lines at 72 columns; tables are left as they are
+res = []
+for line in out:
+    if line.startswith('  ') or len(line) <= 72:
+        res.append(line)
+        continue
+    cur, ind = '', '  ' if line.startswith('- ') else ''
+    for w in line.split(' '):
+        if cur and len(cur) + 1 + len(w) > 72:
+            res.append(cur)
+            cur = ind + w
+        else:
+            cur = (cur + ' ' + w) if cur else w
+    res.append(cur)
+print('\n'.join(res).rstrip())

@@ -1,0 +1,315 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make patches: turn this repository (pristine 6.12 + patches/*.patch +
+# mirror files) into a bpf-next patch series in build/series/.
+#
+#   1. series/manifest says which file goes into which patch, and in which
+#      order; every mirror file and every patches/*.patch must be listed
+#      (a file nobody placed stops the run, naming it).
+#   2. build/series-git is a git repository of the pristine tree (the
+#      Debian linux-source-6.12 tarball, as build/src), committed once as
+#      the tag "base" and reused.
+#   3. Branch "series" is rebuilt from "base": one commit per manifest
+#      patch, authored and signed off by `git config user.name/user.email`.
+#   4. The series tip must hold exactly what scripts/prepare-tree.sh builds
+#      (all patches in name order, then the mirror files), so the series is
+#      the code that make test and make bench run.
+#   5. git format-patch --cover-letter into build/series/, and the cover
+#      letter filled from series/cover-letter.txt and the committed
+#      docs/results/summary-*.json.
+# Commit and author dates are the date of this repository's HEAD commit,
+# so the same repository state gives the same series byte for byte.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+SRC=$BUILD/src
+GITDIR=$BUILD/series-git
+OUT=$BUILD/series
+MANIFEST=$ROOT/series/manifest
+
+die() { echo "series: $*" >&2; exit 1; }
+
+# 0. Who signs the series: the user, never a made-up identity.
+NAME=$(git -C "$ROOT" config user.name || true)
+EMAIL=$(git -C "$ROOT" config user.email || true)
+if [ -z "$NAME" ] || [ -z "$EMAIL" ]; then
+	echo "make patches: no git identity; set it with: git config --global user.name \"Your Name\"; git config --global user.email \"you@your.domain\"" >&2
+	exit 1
+fi
+DATE=$(git -C "$ROOT" log -1 --format=%cI HEAD)
+export GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$EMAIL
+export GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$EMAIL
+export GIT_AUTHOR_DATE=$DATE GIT_COMMITTER_DATE=$DATE
+
+mkdir -p "$BUILD"
+tmp=$(mktemp -d "$BUILD/series.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. The manifest. ids[] keeps the series order; entries go to files named
+# after the id in $tmp/ids/.
+"$ROOT/scripts/mirror-files.sh" > "$tmp/mirror"
+(cd "$ROOT" && find patches -maxdepth 1 -name '*.patch' -type f | LC_ALL=C sort) > "$tmp/patches"
+(cd "$ROOT" && find series -maxdepth 1 -name '*.msg' -type f | LC_ALL=C sort) > "$tmp/msgs"
+[ -f "$MANIFEST" ] || die "no $MANIFEST"
+mkdir -p "$tmp/ids"
+ids=()
+: > "$tmp/listed"
+n=0
+while IFS= read -r line || [ -n "$line" ]; do
+	n=$((n + 1))
+	line=${line%%#*}
+	# shellcheck disable=SC2086
+	set -- $line
+	[ $# = 0 ] && continue
+	[ $# = 2 ] || die "series/manifest:$n: want \"<patch-id> <path>\", got: $line"
+	id=$1 path=$2
+	case $id in
+	-|[a-z]*) ;;
+	*) die "series/manifest:$n: bad patch id '$id' (lower-case name, or - for files kept out)" ;;
+	esac
+	case $id in *[!a-z0-9_-]*) die "series/manifest:$n: bad patch id '$id'" ;; esac
+	[ -f "$ROOT/$path" ] || die "series/manifest:$n: $path does not exist"
+	grep -qxF "$path" "$tmp/listed" && die "series/manifest:$n: $path is listed twice"
+	if grep -qxF "$path" "$tmp/patches"; then
+		kind="patch"
+	elif grep -qxF "$path" "$tmp/mirror"; then
+		kind="file"
+	elif grep -qxF "$path" "$tmp/msgs"; then
+		kind="msg"
+		[ "$id" = - ] && die "series/manifest:$n: a message ($path) needs a patch id"
+		grep -q "^msg " "$tmp/ids/$id" 2>/dev/null &&
+			die "series/manifest:$n: patch '$id' has two messages"
+	else
+		die "series/manifest:$n: $path is neither patches/*.patch, series/*.msg nor a mirror file (scripts/mirror-files.sh)"
+	fi
+	echo "$path" >> "$tmp/listed"
+	if [ "$id" != - ] && [ ! -f "$tmp/ids/$id" ]; then
+		ids+=("$id")
+	fi
+	echo "$kind $path" >> "$tmp/ids/$id"
+done < "$MANIFEST"
+while read -r f; do
+	grep -qxF "$f" "$tmp/listed" ||
+		die "$f is not in series/manifest: add a line \"<patch-id> $f\" (or \"- $f\" to keep it out, with the reason)"
+done < <(cat "$tmp/mirror" "$tmp/patches" "$tmp/msgs")
+[ ${#ids[@]} -gt 0 ] || die "series/manifest places no file in a patch"
+touch "$tmp/ids/-"
+
+# The commit message of one patch: its series/*.msg, else the header of its
+# first patches/*.patch (Subject: line without "[PATCH n/m]", then the text
+# above "---").
+message() {
+	local id=$1 src out=$2
+	src=$(sed -n 's/^msg //p' "$tmp/ids/$id")
+	if [ -n "$src" ]; then
+		cp "$ROOT/$src" "$out"
+	else
+		src=$(sed -n 's/^patch //p' "$tmp/ids/$id" | head -n1)
+		[ -n "$src" ] || die "patch '$id' has no message: add a line \"$id series/<name>.msg\" to series/manifest"
+		awk -v f="$src" '
+			/^---$/ { done = 1; exit }
+			!subj && /^Subject: / { sub(/^Subject: (\[[^]]*\] *)?/, ""); print; print ""; subj = 1; next }
+			subj && !body && /^$/ { body = 1; next }
+			subj { print }
+			END { if (!subj) { print "series: " f ": no Subject: line" > "/dev/stderr"; exit 1 } }
+		' "$ROOT/$src" > "$out" || die "$src: cannot take a commit message from it"
+	fi
+	grep -qiE '^(Signed-off-by|From|Co-developed-by):' "$out" &&
+		die "$src: has a Signed-off-by/From line; drop it, make patches signs off with your git identity"
+	[ -n "$(head -n1 "$out")" ] || die "$src: the first line (subject) is empty"
+	[ "$(sed -n 2p "$out")" = "" ] || die "$src: the second line must be empty (subject, blank line, body)"
+	echo "$src"
+}
+
+# One generator at a time (make check reuses what it leaves).
+exec 9> "$BUILD/.lock-series"
+flock -n 9 || { echo "series: waiting for another make patches/check"; flock 9; }
+
+# 2. The pristine tree, as prepare-tree.sh extracts it, in git once.
+if [ ! -f "$SRC/.extracted" ]; then
+	[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/install-deps.sh)"
+	exec 8> "$BUILD/.lock-tree"
+	flock 8
+	if [ ! -f "$SRC/.extracted" ]; then
+		echo "series: extracting $TARBALL into $SRC"
+		rm -rf "$SRC"
+		mkdir -p "$SRC"
+		tar -xJf "$TARBALL" -C "$SRC" --strip-components=1
+		touch "$SRC/.extracted"
+	fi
+	exec 8>&-
+fi
+base_id="$(stat -c '%s %Y' "$TARBALL") $(stat -c '%Y' "$SRC/.extracted")"
+G=(git -C "$GITDIR")
+if [ "$(cat "$GITDIR/.git/series-base-id" 2>/dev/null)" != "$base_id" ] ||
+   ! "${G[@]}" rev-parse -q --verify refs/tags/base >/dev/null; then
+	echo "series: committing the pristine tree as the base of $GITDIR (once; a few minutes)"
+	rm -rf "$GITDIR"
+	mkdir -p "$GITDIR"
+	rsync -a --exclude=/.extracted "$SRC/" "$GITDIR/"
+	"${G[@]}" init -q
+	"${G[@]}" config gc.auto 0
+	"${G[@]}" config core.autocrlf false
+	"${G[@]}" add -A -f .
+	kver=$(make -s -C "$GITDIR" kernelversion)
+	pkg=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
+	GIT_AUTHOR_DATE="@$(stat -c %Y "$TARBALL")" GIT_COMMITTER_DATE="@$(stat -c %Y "$TARBALL")" \
+		"${G[@]}" commit -q -m "Linux $kver" \
+		-m "Pristine source of Debian's linux-source-6.12 $pkg ($(basename "$TARBALL")), the base of the series."
+	"${G[@]}" tag base
+	echo "$kver" > "$GITDIR/.git/series-kernelversion"
+	echo "$base_id" > "$GITDIR/.git/series-base-id"
+fi
+KVER=$(cat "$GITDIR/.git/series-kernelversion")
+
+# 3. The series branch, one commit per patch id.
+"${G[@]}" checkout -q -f -B series base
+"${G[@]}" clean -q -f -d -x
+for id in "${ids[@]}"; do
+	while read -r kind path; do
+		case $kind in
+		patch)
+			if ! out=$(cd "$GITDIR" && patch -p1 -N --batch --fuzz=0 \
+					--no-backup-if-mismatch -r - < "$ROOT/$path" 2>&1); then
+				echo "series: $path (patch '$id') does not apply after the patches before it in series/manifest:" >&2
+				echo "$out" | grep -E 'patching file|FAILED|malformed|Reversed|can.t find|No file' >&2 || echo "$out" >&2
+				exit 1
+			fi ;;
+		file)
+			mkdir -p "$GITDIR/$(dirname "$path")"
+			rm -f "$GITDIR/$path"
+			cp "$ROOT/$path" "$GITDIR/$path" ;;
+		esac
+	done < "$tmp/ids/$id"
+	"${G[@]}" add -A -f .
+	"${G[@]}" diff --cached --quiet && die "patch '$id' changes nothing"
+	src=$(message "$id" "$tmp/msg")
+	"${G[@]}" commit -q -s --cleanup=whitespace -F "$tmp/msg"
+	printf 'series: %-8s %s  (message: %s)\n' "$id" "$("${G[@]}" log -1 --format=%s)" "$src"
+done
+
+# 4. The tip must equal what prepare-tree.sh syncs into build/linux: every
+# file touched by a patch or a mirror file, except those of files kept out.
+mkdir -p "$tmp/tree"
+: > "$tmp/touched"
+while read -r p; do
+	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$ROOT/$p" >> "$tmp/touched"
+done < "$tmp/patches"
+sort -u "$tmp/touched" -o "$tmp/touched"
+while read -r f; do
+	if [ -f "$SRC/$f" ]; then
+		mkdir -p "$tmp/tree/$(dirname "$f")"
+		cp -p "$SRC/$f" "$tmp/tree/$f"
+	fi
+done < "$tmp/touched"
+while read -r p; do
+	(cd "$tmp/tree" && patch -s -p1 -N --batch --fuzz=0 --no-backup-if-mismatch -r - < "$ROOT/$p") >/dev/null ||
+		die "$p does not apply in name order (as scripts/prepare-tree.sh applies it)"
+done < "$tmp/patches"
+while read -r f; do
+	mkdir -p "$tmp/tree/$(dirname "$f")"
+	cp "$ROOT/$f" "$tmp/tree/$f"
+done < "$tmp/mirror"
+# Files of entries kept out ("-") are not compared.
+: > "$tmp/out-files"
+while read -r kind path; do
+	case $kind in
+	file) echo "$path" >> "$tmp/out-files" ;;
+	patch) sed -n 's|^+++ b/\([^\t]*\).*$|\1|p' "$ROOT/$path" >> "$tmp/out-files" ;;
+	esac
+done < "$tmp/ids/-"
+diffs=0
+while read -r f; do
+	grep -qxF "$f" "$tmp/out-files" && continue
+	if [ -f "$tmp/tree/$f" ]; then
+		cmp -s "$tmp/tree/$f" "$GITDIR/$f" || { echo "series: $f differs from what prepare-tree.sh builds" >&2; diffs=1; }
+	elif [ -e "$GITDIR/$f" ]; then
+		echo "series: $f exists in the series but not in the prepare-tree.sh tree" >&2
+		diffs=1
+	fi
+done < <(sort -u "$tmp/touched" "$tmp/mirror")
+[ $diffs = 0 ] || die "the series is not the tree make test builds (patches that touch the same file in another order than their names?)"
+while read -r f; do
+	if "${G[@]}" cat-file -e "HEAD:$f" 2>/dev/null && ! "${G[@]}" cat-file -e "base:$f" 2>/dev/null; then
+		die "$f is kept out of the series but the series adds it"
+	fi
+done < "$tmp/out-files"
+
+# 5. The mails.
+mkdir -p "$OUT"
+rm -f "$OUT"/*.patch
+"${G[@]}" format-patch -q --cover-letter -o "$OUT" --subject-prefix='PATCH bpf-next' base..series
+cover=$OUT/0000-cover-letter.patch
+[ -f "$cover" ] || die "git format-patch wrote no cover letter"
+
+# Results: the committed summary of make bench (full mode if there is one).
+rev=$(git -C "$ROOT" rev-parse --short HEAD)
+results=""
+for mode in full quick; do
+	if git -C "$ROOT" show "HEAD:docs/results/summary-$mode.json" > "$tmp/summary.json" 2>/dev/null; then
+		results=docs/results/summary-$mode.json
+		break
+	fi
+done
+[ -n "$results" ] || die "no committed docs/results/summary-{full,quick}.json: run make bench and commit docs/results/"
+python3 "$ROOT/scripts/series-results.py" "$tmp/summary.json" \
+	"$results of the development repository at $rev" > "$tmp/results"
+pkg=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
+cat > "$tmp/base" <<EOF
+The series applies to Linux $KVER as shipped in Debian's
+linux-source-6.12 package ($pkg), the tree it was developed,
+tested and measured on; it has not been rebased onto bpf-next yet.
+EOF
+# Patch numbers by id, for @N:<id>@ in the texts.
+i=0
+: > "$tmp/numbers"
+for id in "${ids[@]}"; do
+	i=$((i + 1))
+	echo "$id $i" >> "$tmp/numbers"
+done
+python3 - "$cover" "$ROOT/series/cover-letter.txt" "$tmp/results" "$tmp/base" "$tmp/numbers" <<'EOF'
+import re
+import sys
+
+cover, tmpl, results, base, numbers = sys.argv[1:6]
+num = dict(line.split() for line in open(numbers))
+text = open(tmpl).read()
+text = text.replace('@RESULTS@', open(results).read().rstrip())
+text = text.replace('@BASE@', open(base).read().rstrip())
+
+
+def patchno(m):
+    if m.group(1) not in num:
+        sys.exit('series: cover letter: @N:%s@ names no patch of series/manifest' % m.group(1))
+    return num[m.group(1)]
+
+
+text = re.sub(r'@N:([a-z0-9_-]+)@', patchno, text)
+left = re.findall(r'@[A-Z:a-z0-9_-]+@', text)
+if left:
+    sys.exit('series: cover letter: unknown placeholders %s' % ' '.join(left))
+subject, _, body = text.partition('\n')
+body = body.lstrip('\n').rstrip() + '\n'
+mail = open(cover).read()
+if '*** SUBJECT HERE ***' not in mail or '*** BLURB HERE ***' not in mail:
+    sys.exit('series: %s: no placeholders from git format-patch' % cover)
+mail = mail.replace('*** SUBJECT HERE ***', subject.strip(), 1)
+mail = mail.replace('*** BLURB HERE ***\n', body, 1)
+open(cover, 'w').write(mail)
+EOF
+
+# The results are from an earlier state of the code: say so when it moved.
+measured=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"].get("git",""))' "$tmp/summary.json")
+if [ -n "$measured" ] && git -C "$ROOT" rev-parse -q --verify "$measured^{commit}" >/dev/null; then
+	moved=$(git -C "$ROOT" rev-list --count "$measured..HEAD" -- kernel include arch patches)
+	dirty=$(git -C "$ROOT" status --porcelain -- kernel include arch patches | wc -l)
+	if [ "$moved" != 0 ] || [ "$dirty" != 0 ]; then
+		echo "series: note: $results was measured at $measured; since then $moved commits (and $dirty uncommitted files) changed the kernel side: rerun make bench before sending"
+	fi
+fi
+
+mails=("$OUT"/*.patch)
+echo "series: ${#mails[@]} mails in ${OUT#"$ROOT"/} (base: Linux $KVER, tip: $("${G[@]}" rev-parse --short series), author: $NAME <$EMAIL>)"
+printf '  %s\n' "${mails[@]#"$ROOT"/}"
