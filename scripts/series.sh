@@ -35,7 +35,7 @@ die() { echo "series: $*" >&2; exit 1; }
 NAME=$(git -C "$ROOT" config user.name || true)
 EMAIL=$(git -C "$ROOT" config user.email || true)
 if [ -z "$NAME" ] || [ -z "$EMAIL" ]; then
-	echo "make patches: no git identity; set it with: git config --global user.name \"Your Name\"; git config --global user.email \"you@your.domain\"" >&2
+	echo "make patches: no git identity; set it with: git config --global user.name \"Your Name\"; git config --global user.email \"<your address>\"" >&2
 	exit 1
 fi
 DATE=$(git -C "$ROOT" log -1 --format=%cI HEAD)

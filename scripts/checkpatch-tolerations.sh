@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# The checkpatch.pl findings this project tolerates, by file: only where
+# upstream tolerates the same thing. Sourced by scripts/checkpatch.sh
+# (checkpatch -f on each new file) and scripts/series-check.sh (checkpatch
+# on each generated mail, findings filtered by the file they are in).
+# The first matching pattern wins.
+
+# checkpatch_tolerated FILE: the tolerated types, comma-separated (or
+# nothing), for FILE as a path in the kernel tree.
+checkpatch_tolerated() {
+	case $1 in
+	tools/testing/selftests/bpf/progs/*)
+		echo VOLATILE,PREFER_DEFINED_ATTRIBUTE_MACRO ;;
+	tools/*)
+		echo LONG_LINE_STRING ;;
+	esac
+}
+
+# checkpatch_why TYPE: why upstream tolerates it where it is tolerated.
+checkpatch_why() {
+	case $1 in
+	VOLATILE) echo "BPF programs need \"const volatile\" for libbpf's .rodata" ;;
+	PREFER_DEFINED_ATTRIBUTE_MACRO) echo "BPF programs have no __aligned()" ;;
+	LONG_LINE_STRING) echo "machine-parsed output lines are not split (coding-style: never break user-visible strings)" ;;
+	*) echo "(no reason recorded)" ;;
+	esac
+}
