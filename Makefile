@@ -11,7 +11,7 @@ SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
-	bench bench-gen-lookup vm checkpatch clean
+	bench bench-gen-lookup vm checkpatch patches check clean
 
 help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
@@ -25,8 +25,11 @@ help:
 	@echo "make samples      build samples/bpf/ipc_* tools (build/samples)"
 	@echo "make test-full    build the complete upstream test_progs and run it"
 	@echo "make checkpatch   checkpatch.pl --strict on patches and new files"
+	@echo "make patches      the bpf-next series, as mails, in build/series/ (scripts/series.sh)"
+	@echo "make check        make patches, then checkpatch, git am, docs, every prefix built, i386/arm64 (scripts/series-check.sh)"
 	@echo "make clean        remove build/"
 	@echo "Variables: PATCHES=none MIRROR=none KDIR=/path TESTS=... VM_ACCEL=kvm|tcg VM_TIMEOUT=s"
+	@echo "make check: CHECKS=\"checkpatch identity scripts am uapi docs build sparse cross\" PREFIXES=\"1 2\" CROSS=\"i386 arm64\""
 
 deps:
 	@$(DEPS)
@@ -66,6 +69,12 @@ vm: selftests
 
 checkpatch: tree
 	@scripts/checkpatch.sh
+
+patches: deps
+	@scripts/series.sh
+
+check: deps
+	@scripts/series-check.sh
 
 clean:
 	rm -rf build

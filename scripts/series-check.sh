@@ -17,8 +17,10 @@
 #               bpftool man pages without warnings in the series' files;
 #               kernel-doc -Wall on the new kernel sources
 #   build       every prefix of the series: the base config
-#               (configs/base.config), and libbpf + bpftool after the
-#               patches that touch tools/ parts they are built from;
+#               (configs/base.config), libbpf + bpftool after the patches
+#               that touch tools/ parts they are built from, and test_progs
+#               + bench (scripts/build-selftests.sh, against that prefix's
+#               vmlinux BTF) after the patches that touch the selftests;
 #               compiler warnings in the series' files are findings
 #   sparse      W=1 C=2 (sparse) on the new kernel C files at the tip
 #   cross       the tip for ARCH=i386 and ARCH=arm64 (configs/cross*.config;
@@ -355,6 +357,17 @@ if wants build; then
 				warnings "$log" "prefix $i libbpf/bpftool"
 			else
 				finding "prefix $(prefix_name $i): libbpf/bpftool do not build: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ') (log: ${log#"$ROOT"/})"
+			fi
+		fi
+		if "${G[@]}" diff --name-only "$c^" "$c" | grep -q '^tools/testing/selftests/bpf/'; then
+			log=$LOGS/$id-selftests.log
+			if [ -n "${KTARGETS:-}" ] || [ ! -f "$CB/kbuild-base/vmlinux" ]; then
+				note "prefix $i: selftests not built (no vmlinux for their BTF; KTARGETS=${KTARGETS:-})"
+			elif BUILD=$CB VMLINUX_BTF=$CB/kbuild-base/vmlinux \
+					"$S/build-selftests.sh" test_progs bench > "$log" 2>&1; then
+				warnings "$log" "prefix $i selftests"
+			else
+				finding "prefix $(prefix_name $i): test_progs/bench do not build: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ') (log: ${log#"$ROOT"/})"
 			fi
 		fi
 		built=$((built + 1))
