@@ -8,6 +8,8 @@
 #               MAINTAINERS entries cover
 #   identity    From: and Signed-off-by: of every mail are the user's git
 #               identity; no e-mail address in the repository's own files
+#   message     each test and subtest a patch adds (prog_tests/*.c) is
+#               named in its commit message, so the message stays true
 #   scripts     shellcheck on the new shell scripts of the series
 #   am          git am of the mails onto a fresh branch at the pristine
 #               base gives the same tree as the series
@@ -46,7 +48,7 @@ OUT=$BUILD/series
 CB=$BUILD/series-check
 W=$CB/linux
 LOGS=$CB/logs
-CHECKS=${CHECKS:-checkpatch identity scripts am uapi docs build sparse cross}
+CHECKS=${CHECKS:-checkpatch identity message scripts am uapi docs build sparse cross}
 PREFIXES=${PREFIXES:-all}
 CROSS=${CROSS:-i386 arm64}
 CROSS_TARGETS=${CROSS_TARGETS:-vmlinux}
@@ -224,6 +226,28 @@ if wants identity; then
 		'[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}' < "$tmp/files" 2>/dev/null |
 		grep -v ':bpf@vger\.kernel\.org$')
 	end "" "From/Signed-off-by: $want"
+fi
+
+# --- message
+if wants message; then
+	begin message
+	i=0
+	n=0
+	for c in "${commits[@]}"; do
+		i=$((i + 1))
+		"${G[@]}" log -1 --format=%B "$c" > "$tmp/body"
+		while read -r f; do
+			case $f in tools/testing/selftests/bpf/prog_tests/*.c) ;; *) continue ;; esac
+			while read -r t; do
+				n=$((n + 1))
+				grep -qw -- "$t" "$tmp/body" ||
+					finding "patch $(prefix_name $i): the commit message does not name $t (${f##*/})"
+			done < <("${G[@]}" show "$c:$f" | sed -n -E \
+				-e 's/.*test__start_subtest\("([^"]+)"\).*/\1/p' \
+				-e 's/^void (serial_)?test_([A-Za-z0-9_]+)\(.*/\2/p')
+		done < <("${G[@]}" diff --name-only --diff-filter=A "$c^" "$c")
+	done
+	end "" "$n tests and subtests"
 fi
 
 # --- scripts
