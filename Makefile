@@ -29,7 +29,7 @@ help:
 	@echo "make check        make patches, then checkpatch, git am, docs, every prefix built, i386/arm64 (scripts/series-check.sh)"
 	@echo "make clean        remove build/"
 	@echo "Variables: PATCHES=none MIRROR=none KDIR=/path TESTS=... VM_ACCEL=kvm|tcg VM_TIMEOUT=s"
-	@echo "make check: CHECKS=\"checkpatch identity message scripts am uapi docs build sparse cross\" PREFIXES=\"1 2\" CROSS=\"i386 arm64\""
+	@echo "make check: CHECKS=\"checkpatch am ...\" (a subset: scripts/series-check.sh lists them) PREFIXES=\"1 2\" CROSS=\"i386 arm64\""
 
 deps:
 	@$(DEPS)

@@ -11,6 +11,9 @@
 #   message     each test and subtest a patch adds (prog_tests/*.c) is
 #               named in its commit message, so the message stays true
 #   scripts     shellcheck on the new shell scripts of the series
+#   refs        no added line refers to this repository's harness (make
+#               test/bench, scripts/, docs/results, patches/) or to a patch
+#               by number, which means nothing in the kernel tree
 #   am          git am of the mails onto a fresh branch at the pristine
 #               base gives the same tree as the series
 #   uapi        tools/include/uapi/linux/bpf.h equals
@@ -48,7 +51,7 @@ OUT=$BUILD/series
 CB=$BUILD/series-check
 W=$CB/linux
 LOGS=$CB/logs
-CHECKS=${CHECKS:-checkpatch identity message scripts am uapi docs build sparse cross}
+CHECKS=${CHECKS:-checkpatch identity message scripts refs am uapi docs build sparse cross}
 PREFIXES=${PREFIXES:-all}
 CROSS=${CROSS:-i386 arm64}
 CROSS_TARGETS=${CROSS_TARGETS:-vmlinux}
@@ -263,6 +266,17 @@ if wants scripts; then
 		fi
 	done < "$tmp/added"
 	end "" "$n new scripts"
+fi
+
+# --- refs
+if wants refs; then
+	begin refs
+	for m in "${mails[@]}"; do
+		while IFS= read -r hit; do
+			finding "$(basename "$m"): ${hit:0:160}"
+		done < <(grep -nE '^\+.*(make (test|bench|check|patches)|docs/results|patches/0|scripts/(bench|test|build|series|prepare)|[Pp]atch [0-9]+\b)' "$m" || true)
+	done
+	end
 fi
 
 # --- am
