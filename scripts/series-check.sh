@@ -122,6 +122,12 @@ end() {
 	printf '  %-11s %-10s %4d s  %s\n' "$check" "$status" "$dt" "${2:-}" >> "$tmp/summary"
 	echo "check: $check: $status ($dt s)"
 }
+errors() {	# log: its first error lines, on one line
+	local e
+	e=$(grep -E ': error:|undefined reference|SEVERE|[Ee]rror: ' "$1" | head -n3 || true)
+	[ -n "$e" ] || e=$(grep -E 'error|Error' "$1" | grep -vE '^ +[A-Z]+ ' | head -n3 || true)
+	printf '%s' "$e" | sed "s|$W/||g" | tr '\n' ' '
+}
 prefix_name() {	# "3/7 libbpf: Support ..."
 	echo "$1/${#commits[@]} $("${G[@]}" log -1 --format=%s "${commits[$(($1 - 1))]}")"
 }
@@ -387,14 +393,14 @@ if wants build; then
 		if BUILD=$CB "$S/build-kernel.sh" base > "$log" 2>&1; then
 			warnings "$log" "prefix $i kernel"
 		else
-			finding "prefix $(prefix_name $i): kernel (base config) does not build: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ') (log: ${log#"$ROOT"/})"
+			finding "prefix $(prefix_name $i): kernel (base config) does not build: $(errors "$log")(log: ${log#"$ROOT"/})"
 		fi
 		if tools_touched "$c"; then
 			log=$LOGS/$id-tools.log
 			if BUILD=$CB "$S/build-tools.sh" > "$log" 2>&1; then
 				warnings "$log" "prefix $i libbpf/bpftool"
 			else
-				finding "prefix $(prefix_name $i): libbpf/bpftool do not build: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ') (log: ${log#"$ROOT"/})"
+				finding "prefix $(prefix_name $i): libbpf/bpftool do not build: $(errors "$log")(log: ${log#"$ROOT"/})"
 			fi
 		fi
 		if "${G[@]}" diff --name-only "$c^" "$c" | grep -q '^tools/testing/selftests/bpf/'; then
@@ -405,7 +411,7 @@ if wants build; then
 					"$S/build-selftests.sh" test_progs bench > "$log" 2>&1; then
 				warnings "$log" "prefix $i selftests"
 			else
-				finding "prefix $(prefix_name $i): test_progs/bench do not build: $(grep -m3 -E 'error|Error' "$log" | tr '\n' ' ') (log: ${log#"$ROOT"/})"
+				finding "prefix $(prefix_name $i): test_progs/bench do not build: $(errors "$log")(log: ${log#"$ROOT"/})"
 			fi
 		fi
 		built=$((built + 1))
@@ -436,7 +442,7 @@ if wants sparse; then
 			done < <(grep -E ': (warning|error):' "$log" | sed "s|^$W/||" |
 				grep -F -f "$tmp/srcs")
 		else
-			finding "W=1 C=2 build failed: $(grep -m3 -E 'error' "$log" | tr '\n' ' ')"
+			finding "W=1 C=2 build failed: $(errors "$log")"
 		fi
 		end "" "${objs[*]}"
 	fi
@@ -459,7 +465,7 @@ if wants cross; then
 		if BUILD=$CB KTARGETS="$CROSS_TARGETS" "$S/build-kernel.sh" "$arch" > "$log" 2>&1; then
 			warnings "$log" "$arch"
 		else
-			finding "ARCH=$arch ($CROSS_TARGETS) does not build: $(grep -m4 -E 'error|Error' "$log" | sed "s|$W/||" | tr '\n' ' ') (log: ${log#"$ROOT"/})"
+			finding "ARCH=$arch ($CROSS_TARGETS) does not build: $(errors "$log")(log: ${log#"$ROOT"/})"
 		fi
 		done_arch="$done_arch $arch"
 	done
