@@ -12,27 +12,43 @@
  * ------
  *
  *   ic->tbl --> +----------------------+
- *               | shift, len, used     |      element (kmalloc'd, never moves)
- *               +----------------------+     +------------------------+
- *     home(ip)->| ip     | elem -------+---->| value[value_size]      |
- *               | ip     | elem        |     | (pad to 8)             |
- *               | 0      | NULL        |     | link_id (16-byte keys) |
- *               |  ...   |  ...        |     +------------------------+
- *               | nr_buckets + tail    |
+ *               | seed, len, shift,    |      element (kmalloc'd, never moves)
+ *               | probe                |     +------------------------+
+ *               +----------------------+     | value[value_size]      |
+ *     home(k)-->| ip     | elem -------+---->| (pad to 8)             |
+ *               | ip     | elem        |     | link_id (16-byte keys) |
+ *               | 0      | NULL        |     +------------------------+
+ *               |  ...   |  ...        |
+ *               | buckets + tail       |
  *               +----------------------+
  *
  * The index is an open-addressed table of {ip, elem} slots with linear
- * probing.  home(ip) is the top bits of (ip ^ seed) * GOLDEN_RATIO_64 and a
- * probe never wraps around: it runs into a tail of spare slots after the
- * last bucket instead.  A slot is EMPTY (ip == 0), LIVE (elem != NULL) or
- * DEAD (ip set, elem == NULL).  A slot never goes back to EMPTY and a DEAD
- * slot is only reused for the same ip, so a reader that matched the ip of
- * a slot can trust the element it then loads: either it is NULL, or it
- * belongs to that ip (16-byte keys also compare the link ID stored in the
- * element).  No ordering between the two loads is needed: a new slot is
- * zeroed, so a reader that sees its ip before its element sees NULL and
- * misses a key that is being inserted, which it may.  That keeps the
- * lookup to plain loads, simple enough to inline (see gen_lookup).
+ * probing.  home(k) is the top bits of a multiplicative hash of the key
+ * (and of the link ID for 16-byte keys) with the table's seed.  A probe
+ * never wraps around and never looks at more than tbl->probe slots: every
+ * key sits less than tbl->probe slots past its home, and a tail of spare
+ * slots after the last bucket holds the probes of the last buckets.  A
+ * slot is EMPTY (ip == 0), LIVE (elem != NULL) or DEAD (ip set, elem ==
+ * NULL).  A slot never goes back to EMPTY and a DEAD slot is only reused
+ * for the same ip, so a reader that matched the ip of a slot can trust the
+ * element it then loads: either it is NULL, or it belongs to that ip
+ * (16-byte keys also compare the link ID stored in the element).  No
+ * ordering between the two loads is needed: a new slot is zeroed, so a
+ * reader that sees its ip before its element sees NULL and misses a key
+ * that is being inserted, which it may.  That keeps the lookup to plain
+ * loads, simple enough to inline (see gen_lookup).
+ *
+ * Bounded probes
+ * --------------
+ *
+ * The probe bound is what keeps a lookup cheap whatever keys user space
+ * chose: a key that would land tbl->probe or more slots past its home
+ * makes the writer rebuild the index, first with new random seeds, then
+ * with twice the buckets; if no table fits, the change fails with
+ * -ENOSPC and nothing changes.  With a random seed user space cannot aim
+ * keys at one home; with BPF_F_ZERO_SEED (CAP_SYS_ADMIN only, as for
+ * HASH) it can, and the first rebuild that meets the bound replaces the
+ * zero seed.
  *
  * Values live in elements that are never moved or copied by a resize, so
  * the pointer a program got from bpf_map_lookup_elem() stays valid for the
@@ -41,22 +57,31 @@
  * Resize protocol
  * ---------------
  *
- * Growing, shrinking and purging DEAD slots all rebuild the index: a new
- * table is filled with the LIVE slots of the current one while nobody but
- * the writer can see it, then published with rcu_assign_pointer().  A
- * reader sees either the old or the new table, both complete.  The old
- * table and every replaced or deleted element are freed only after both an
- * RCU Tasks Trace and an RCU grace period (sleepable programs run under
- * the former, all others under the latter).
+ * Growing, shrinking, purging DEAD slots and re-seeding all rebuild the
+ * index: a new table, with its own seed, is filled with the LIVE slots of
+ * the current one while nobody but the writer can see it, then published
+ * with rcu_assign_pointer().  A reader sees either the old or the new
+ * table, both complete, and takes the seed from the table it sees.  The
+ * old table and every replaced or deleted element are freed only after
+ * both an RCU Tasks Trace and an RCU grace period (sleepable programs run
+ * under the former, all others under the latter).
+ *
+ * The index is rebuilt when LIVE plus DEAD slots would pass 80% of the
+ * buckets, to at most 50% load (a batch, which knows how many keys it
+ * adds, up to 80%), and shrinks when LIVE slots fall below 20%, to at most
+ * 50% load.  So the changes between two rebuilds are a fixed share of
+ * the table's size: no sequence of changes at a threshold rebuilds
+ * again and again.
  *
  * Iteration order
  * ---------------
  *
  * get_next_key walks keys in order of (hash, link_id) where hash is the
- * full 64-bit product, a bijection of ip.  That order does not depend on
- * the table size, so a walk from user space visits every key that stays
- * in the map exactly once and terminates even when the map is resized
- * between calls.
+ * full 64-bit hash, a bijection of ip for a given link_id.  That order does
+ * not depend on the table size, so a walk from user space visits every key
+ * that stays in the map exactly once and terminates even when the map is
+ * resized between calls.  A re-seed changes the order: a walk across one
+ * may miss or repeat keys (but still terminates).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -66,6 +91,8 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
+#include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/rcupdate_trace.h>
 #include <linux/sched.h>
@@ -78,31 +105,42 @@
 #define IP_COOKIE_MAX_VALUE_SIZE	4096
 #define IP_COOKIE_MAX_ENTRIES		BIT(26)
 #define IP_COOKIE_MIN_BUCKETS		16
-#define IP_COOKIE_MIN_TAIL		16
-/* Batch operations free replaced elements in chunks of this many keys. */
-#define IP_COOKIE_BATCH_CHUNK		1024
+/* Most slots a lookup looks at: a few cache lines more than the longest
+ * probe random keys reach at 80% load in the biggest tables.
+ */
+#define IP_COOKIE_MAX_PROBE		256
+/* Rebuilds that miss the probe bound try new seeds, then more buckets. */
+#define IP_COOKIE_RESEEDS		3
+#define IP_COOKIE_REBUILD_TRIES		(2 * IP_COOKIE_RESEEDS)
+/* Batch operations copy keys and values in chunks of about this size. */
+#define IP_COOKIE_BATCH_BYTES		SZ_64K
 
 struct ip_cookie_slot {
 	u64 ip;
-	void __rcu *elem;
+	union {
+		void __rcu *elem;
+		u64 pad;	/* 16 bytes on 32-bit too */
+	};
 };
 
 struct ip_cookie_table {
-	u32 shift;	/* 64 - log2(number of buckets) */
+	u64 seed;
 	u32 len;	/* buckets + tail */
-	u32 used;	/* LIVE + DEAD slots; changed under ic->lock only */
-	u32 pad;
+	u16 shift;	/* 64 - log2(buckets) */
+	u16 probe;	/* every key sits < probe slots past its home */
 	struct ip_cookie_slot slots[];
 };
 
 struct bpf_ip_cookie {
 	struct bpf_map map;
+	/* Read by lookups. */
 	struct ip_cookie_table __rcu *tbl;
-	u64 seed;
-	u32 count;		/* LIVE entries */
 	u32 link_off;		/* offset of link_id in an element */
 	u32 elem_size;
-	struct mutex lock;	/* serialises all changes */
+	/* Written by every change, under lock. */
+	struct mutex lock ____cacheline_aligned;
+	u32 count;		/* LIVE slots */
+	u32 used;		/* LIVE + DEAD slots of tbl */
 };
 
 /* Memory whose last reader may still be running: freed after the grace
@@ -114,6 +152,10 @@ struct ip_cookie_grave {
 	u32 cap;
 	void *ptrs[];
 };
+
+/* A batch grave fills one page. */
+#define IP_COOKIE_GRAVE_CAP \
+	((PAGE_SIZE - sizeof(struct ip_cookie_grave)) / sizeof(void *))
 
 static struct bpf_ip_cookie *to_ip_cookie(const struct bpf_map *map)
 {
@@ -130,9 +172,18 @@ static bool ip_cookie_has_link(const struct bpf_ip_cookie *ic)
 	(rcu_read_lock_trace_held() || rcu_read_lock_bh_held() ||	\
 	 lockdep_is_held(&(ic)->lock))
 
-static u64 ip_cookie_hash(const struct bpf_ip_cookie *ic, u64 ip)
+/* For 16-byte keys the link ID goes into the hash too, so that one ip
+ * under many links does not fill one probe sequence.
+ */
+static u64 ip_cookie_hash(const struct bpf_ip_cookie *ic,
+			  const struct ip_cookie_table *tbl,
+			  const struct bpf_ip_cookie_key *k)
 {
-	return (ip ^ ic->seed) * GOLDEN_RATIO_64;
+	u64 h = (k->ip ^ tbl->seed) * GOLDEN_RATIO_64;
+
+	if (ip_cookie_has_link(ic))
+		h = (h + k->link_id) * GOLDEN_RATIO_64;
+	return h;
 }
 
 static u32 ip_cookie_link(const struct bpf_ip_cookie *ic, const void *elem)
@@ -140,19 +191,25 @@ static u32 ip_cookie_link(const struct bpf_ip_cookie *ic, const void *elem)
 	return *(const u32 *)(elem + ic->link_off);
 }
 
-/* Smallest power of two that keeps @nr entries at or below 80% load. */
-static u32 ip_cookie_nr_buckets(u32 nr)
+static u32 ip_cookie_buckets(const struct ip_cookie_table *tbl)
 {
-	u64 want = (u64)nr + nr / 4 + 1;
-
-	return max_t(u32, IP_COOKIE_MIN_BUCKETS, roundup_pow_of_two(want));
+	return 1U << (64 - tbl->shift);
 }
 
-static u32 ip_cookie_max_used(const struct ip_cookie_table *tbl)
+/* Most LIVE + DEAD slots a table of @buckets holds: 80%. */
+static u32 ip_cookie_max_used(u32 buckets)
 {
-	u32 buckets = 1U << (64 - tbl->shift);
+	return (u64)buckets * 4 / 5;
+}
 
-	return buckets / 5 * 4;
+/* Smallest table that holds @nr entries at or below @percent load. */
+static u32 ip_cookie_fit_buckets(u32 nr, u32 percent)
+{
+	u32 buckets = IP_COOKIE_MIN_BUCKETS;
+
+	while ((u64)buckets * percent / 100 < nr)
+		buckets <<= 1;
+	return buckets;
 }
 
 static size_t ip_cookie_table_size(u32 len)
@@ -195,7 +252,7 @@ static struct ip_cookie_grave *ip_cookie_grave_alloc(u32 cap)
 
 static void ip_cookie_grave_add(struct ip_cookie_grave *grave, void *ptr)
 {
-	/* Callers size the grave for the worst case of their operation. */
+	/* Callers reserve room before they change anything. */
 	if (WARN_ON_ONCE(grave->cnt == grave->cap)) {
 		synchronize_rcu_tasks_trace();
 		synchronize_rcu();
@@ -207,31 +264,58 @@ static void ip_cookie_grave_add(struct ip_cookie_grave *grave, void *ptr)
 
 static void ip_cookie_grave_close(struct ip_cookie_grave *grave)
 {
+	if (!grave)
+		return;
 	if (grave->cnt)
 		call_rcu_tasks_trace(&grave->rcu, ip_cookie_grave_free_tt);
 	else
 		kvfree(grave);
 }
 
+/* Make room for @nr more pointers in *@grave, sending a full grave on its
+ * way.  Called from syscall, in sleepable context.
+ */
+static int ip_cookie_grave_reserve(struct ip_cookie_grave **grave, u32 nr)
+{
+	if (*grave && (*grave)->cap - (*grave)->cnt >= nr)
+		return 0;
+	ip_cookie_grave_close(*grave);
+	*grave = ip_cookie_grave_alloc(IP_COOKIE_GRAVE_CAP);
+	return *grave ? 0 : -ENOMEM;
+}
+
+/* First and one-past-last slot of the probe sequence of @k in @tbl. */
+static u32 ip_cookie_probe(const struct bpf_ip_cookie *ic,
+			   const struct ip_cookie_table *tbl,
+			   const struct bpf_ip_cookie_key *k, u32 *end)
+{
+	u32 home = ip_cookie_hash(ic, tbl, k) >> tbl->shift;
+
+	*end = min(home + tbl->probe, tbl->len);
+	return home;
+}
+
 /* Called from syscall or from eBPF program, under rcu_read_lock() or
- * rcu_read_lock_trace().  Returns the LIVE element matching @key or NULL.
+ * rcu_read_lock_trace(), or with ic->lock held.  Returns the LIVE element
+ * matching @key or NULL.
  */
 static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 {
-	const struct ip_cookie_table *tbl;
 	const struct bpf_ip_cookie_key *k = key;
-	u64 ip = k->ip;
-	u32 i;
+	const struct ip_cookie_table *tbl;
+	u32 i, end;
 
 	tbl = rcu_dereference_check(ic->tbl, ip_cookie_read_held(ic));
-	for (i = ip_cookie_hash(ic, ip) >> tbl->shift; i < tbl->len; i++) {
-		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		u64 sip = READ_ONCE(slot->ip);
+	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++) {
+		const struct ip_cookie_slot *slot;
 		void *elem;
+		u64 sip;
 
+		slot = &tbl->slots[array_index_nospec(i, end)];
+		sip = READ_ONCE(slot->ip);
 		if (!sip)
 			break;
-		if (sip != ip)
+		if (sip != k->ip)
 			continue;
 		elem = rcu_dereference_check(slot->elem,
 					     ip_cookie_read_held(ic));
@@ -245,7 +329,7 @@ static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 	return NULL;
 }
 
-/* Called from syscall or from eBPF program */
+/* Called from eBPF program */
 static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
 {
 	return ip_cookie_find(to_ip_cookie(map), key);
@@ -256,77 +340,123 @@ static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
  * Clobbers r1-r5.
  *
  * For a lookup in an inner map, @map is only the template the verifier
- * holds (bpf_map_meta_alloc()): everything that differs between maps, the
- * seed included, is loaded from r1 at run time.
+ * holds (bpf_map_meta_alloc()): everything that differs between maps is
+ * loaded from r1 at run time, the seed from the table it belongs to.
+ *
+ * The loop index stays below home + probe <= len; a mispredicted loop
+ * exit could run it past the end of the table, so unless the map's
+ * creator may bypass Spectre v1 mitigations, the index used for the load
+ * is clamped as array_index_nospec() does.
  */
 static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 				    struct bpf_insn *insn_buf)
 {
 	const int tbl = BPF_REG_1, ip = BPF_REG_2, i = BPF_REG_3;
-	const int tmp = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
+	const int end = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
-	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(tmp, GOLDEN_RATIO_64) };
-	struct bpf_insn *insn = insn_buf;
+	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(end, GOLDEN_RATIO_64) };
+	struct bpf_insn *insn = insn_buf, *loop, *to_miss, *to_match;
+	struct bpf_insn *next, *to_next, *to_out;
 
-	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
-	if (map->key_size != sizeof(u64))
+	if (!IS_ENABLED(CONFIG_64BIT) || map->key_size != sizeof(u64))
 		return -EOPNOTSUPP;
+	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
 
-	/* i = ((ip ^ seed) * GOLDEN_RATIO_64) >> tbl->shift */
-	*insn++ = BPF_LDX_MEM(BPF_DW, i, BPF_REG_1,
-			      offsetof(struct bpf_ip_cookie, seed));
+	/* i = home = ((ip ^ tbl->seed) * GOLDEN_RATIO_64) >> tbl->shift */
 	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
 			      offsetof(struct bpf_ip_cookie, tbl));
 	*insn++ = BPF_LDX_MEM(BPF_DW, ip, BPF_REG_2, 0);
+	*insn++ = BPF_LDX_MEM(BPF_DW, i, tbl,
+			      offsetof(struct ip_cookie_table, seed));
 	*insn++ = BPF_ALU64_REG(BPF_XOR, i, ip);
 	*insn++ = ld_mul[0];
 	*insn++ = ld_mul[1];
-	*insn++ = BPF_ALU64_REG(BPF_MUL, i, tmp);
-	*insn++ = BPF_LDX_MEM(BPF_W, tmp, tbl,
+	*insn++ = BPF_ALU64_REG(BPF_MUL, i, end);
+	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
 			      offsetof(struct ip_cookie_table, shift));
-	*insn++ = BPF_ALU64_REG(BPF_RSH, i, tmp);
-	*insn++ = BPF_LDX_MEM(BPF_W, tmp, tbl,
-			      offsetof(struct ip_cookie_table, len));
-	/* loop: while (i < len) */
-	*insn++ = BPF_JMP_REG(BPF_JGE, i, tmp, 11);
-	*insn++ = BPF_MOV64_REG(slot, i);
+	*insn++ = BPF_ALU64_REG(BPF_RSH, i, end);
+	/* end = home + tbl->probe */
+	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
+			      offsetof(struct ip_cookie_table, probe));
+	*insn++ = BPF_ALU64_REG(BPF_ADD, end, i);
+	/* loop: while (i < end) */
+	loop = insn;
+	*insn++ = BPF_JMP_REG(BPF_JGE, i, end, 0);
+	if (!map->bypass_spec_v1) {
+		/* slot = i < end ? i : 0, without a branch */
+		*insn++ = BPF_MOV64_REG(slot, end);
+		*insn++ = BPF_ALU64_IMM(BPF_ADD, slot, -1);
+		*insn++ = BPF_ALU64_REG(BPF_SUB, slot, i);
+		*insn++ = BPF_ALU64_REG(BPF_OR, slot, i);
+		*insn++ = BPF_ALU64_IMM(BPF_NEG, slot, 0);
+		*insn++ = BPF_ALU64_IMM(BPF_ARSH, slot, 63);
+		*insn++ = BPF_ALU64_REG(BPF_AND, slot, i);
+	} else {
+		*insn++ = BPF_MOV64_REG(slot, i);
+	}
 	*insn++ = BPF_ALU64_IMM(BPF_LSH, slot, 4);
 	*insn++ = BPF_ALU64_REG(BPF_ADD, slot, tbl);
 	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_ip);
 	/* EMPTY: miss; same ip: load the element; other ip: next */
-	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 6);
-	*insn++ = BPF_JMP_REG(BPF_JEQ, ret, ip, 2);
+	to_miss = insn;
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
+	to_match = insn;
+	*insn++ = BPF_JMP_REG(BPF_JEQ, ret, ip, 0);
+	next = insn;
 	*insn++ = BPF_ALU64_IMM(BPF_ADD, i, 1);
-	*insn++ = BPF_JMP_A(-9);
+	*insn = BPF_JMP_A(0);
+	insn->off = loop - insn - 1;
+	insn++;
+	/* match: */
+	to_match->off = insn - to_match - 1;
 	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_elem);
 	/* DEAD: next */
-	*insn++ = BPF_JMP_IMM(BPF_JNE, ret, 0, 2);
-	*insn++ = BPF_JMP_A(-5);
+	to_next = insn;
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
+	to_next->off = next - to_next - 1;
+	to_out = insn;
+	*insn++ = BPF_JMP_A(0);
 	/* miss: */
+	loop->off = insn - loop - 1;
+	to_miss->off = insn - to_miss - 1;
 	*insn++ = BPF_MOV64_IMM(ret, 0);
+	/* out: */
+	to_out->off = insn - to_out - 1;
 	return insn - insn_buf;
 }
 
-/* Place @elem for @ip in the first EMPTY slot of its probe sequence of a
- * table nobody else can see yet.  Returns false if the probe ran off the
- * end of the table.
+/* Place @elem for @k in the first EMPTY slot of its probe sequence in a
+ * table nobody else can see yet.  Returns false if there is none.
  */
 static bool ip_cookie_place(const struct bpf_ip_cookie *ic,
-			    struct ip_cookie_table *tbl, u64 ip, void *elem)
+			    struct ip_cookie_table *tbl,
+			    const struct bpf_ip_cookie_key *k, void *elem)
 {
-	u32 i;
+	u32 i, end;
 
-	for (i = ip_cookie_hash(ic, ip) >> tbl->shift; i < tbl->len; i++) {
+	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++) {
 		struct ip_cookie_slot *slot = &tbl->slots[i];
 
 		if (slot->ip)
 			continue;
-		slot->ip = ip;
+		slot->ip = k->ip;
 		RCU_INIT_POINTER(slot->elem, elem);
-		tbl->used++;
 		return true;
 	}
+	return false;
+}
+
+/* Is there an EMPTY slot in the probe sequence of @k? */
+static bool ip_cookie_has_room(const struct bpf_ip_cookie *ic,
+			       const struct ip_cookie_table *tbl,
+			       const struct bpf_ip_cookie_key *k)
+{
+	u32 i, end;
+
+	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++)
+		if (!tbl->slots[i].ip)
+			return true;
 	return false;
 }
 
@@ -346,10 +476,20 @@ static size_t ip_cookie_table_bytes(u32 len)
 	return PAGE_ALIGN(size);
 }
 
-static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
-				 size_t bytes)
+/* Probes look at up to IP_COOKIE_MAX_PROBE slots, at most as many as
+ * there are buckets; the tail after the last bucket holds them.
+ */
+static u32 ip_cookie_probe_len(u32 buckets)
 {
+	return min_t(u32, buckets, IP_COOKIE_MAX_PROBE);
+}
+
+static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
+				 u64 seed, size_t bytes)
+{
+	tbl->seed = seed;
 	tbl->shift = 64 - ilog2(buckets);
+	tbl->probe = ip_cookie_probe_len(buckets);
 	tbl->len = (bytes - offsetof(struct ip_cookie_table, slots)) /
 		   sizeof(struct ip_cookie_slot);
 }
@@ -358,46 +498,28 @@ static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
  * whoever the caller is.
  */
 static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
-						     u32 buckets, u32 tail)
+						     u32 buckets, u64 seed)
 {
+	u32 tail = ip_cookie_probe_len(buckets);
 	size_t bytes = ip_cookie_table_bytes(buckets + tail);
 	struct ip_cookie_table *tbl;
 
 	tbl = bpf_map_area_alloc_memcg(&ic->map, bytes);
 	if (tbl)
-		ip_cookie_table_init(tbl, buckets, bytes);
+		ip_cookie_table_init(tbl, buckets, seed, bytes);
 	return tbl;
 }
 
-/* Is there an EMPTY slot in the probe sequence of @ip? */
-static bool ip_cookie_has_room(const struct bpf_ip_cookie *ic,
-			       const struct ip_cookie_table *tbl, u64 ip)
-{
-	u32 i;
-
-	for (i = ip_cookie_hash(ic, ip) >> tbl->shift; i < tbl->len; i++)
-		if (!tbl->slots[i].ip)
-			return true;
-	return false;
-}
-
-/* Build an unpublished table holding every LIVE slot of @old, sized for
- * @nr entries, with room for @ip unless it is 0.  Called with ic->lock
- * held.
+/* Copy every LIVE slot of @old into @tbl.  Returns false if a key would
+ * sit outside its probe sequence.  Called with ic->lock held.
  */
-static struct ip_cookie_table *
-ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
-			 const struct ip_cookie_table *old, u32 nr, u64 ip)
+static bool ip_cookie_fill_nolock(struct bpf_ip_cookie *ic,
+				  struct ip_cookie_table *tbl,
+				  const struct ip_cookie_table *old)
 {
-	u32 buckets = ip_cookie_nr_buckets(nr);
-	u32 tail = IP_COOKIE_MIN_TAIL;
-	struct ip_cookie_table *tbl;
+	struct bpf_ip_cookie_key k = {};
 	u32 i;
 
-retry:
-	tbl = ip_cookie_table_alloc(ic, buckets, tail);
-	if (!tbl)
-		return NULL;
 	for (i = 0; i < old->len; i++) {
 		const struct ip_cookie_slot *slot = &old->slots[i];
 		void *elem = rcu_dereference_protected(slot->elem,
@@ -405,34 +527,84 @@ retry:
 
 		if (!elem)
 			continue;
-		if (!ip_cookie_place(ic, tbl, slot->ip, elem))
-			goto longer_tail;
+		k.ip = slot->ip;
+		if (ip_cookie_has_link(ic))
+			k.link_id = ip_cookie_link(ic, elem);
+		if (!ip_cookie_place(ic, tbl, &k, elem))
+			return false;
 	}
-	if (!ip || ip_cookie_has_room(ic, tbl, ip))
-		return tbl;
-longer_tail:
-	/* A cluster ran past the last bucket. */
-	kvfree(tbl);
-	tail *= 2;
-	goto retry;
+	return true;
 }
 
-/* Replace the index with one sized for @nr entries, with room for @ip
- * unless it is 0.  Called with ic->lock held; the old table goes to
- * @grave.  On -ENOMEM nothing changes.
+/* Build an unpublished table of @buckets holding every LIVE slot of
+ * @old, with room for @k unless it is NULL.  Keeps the seed unless a key
+ * would sit past the probe bound: then new random seeds, then twice the
+ * buckets.  Called with ic->lock held.
  */
-static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 nr, u64 ip,
+static struct ip_cookie_table *
+ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
+			 const struct ip_cookie_table *old, u32 buckets,
+			 const struct bpf_ip_cookie_key *k)
+{
+	struct ip_cookie_table *tbl;
+	u64 seed = old->seed;
+	int try;
+
+	for (try = 0; try < IP_COOKIE_REBUILD_TRIES; try++) {
+		tbl = ip_cookie_table_alloc(ic, buckets, seed);
+		if (!tbl)
+			return ERR_PTR(-ENOMEM);
+		if (ip_cookie_fill_nolock(ic, tbl, old) &&
+		    (!k || ip_cookie_has_room(ic, tbl, k)))
+			return tbl;
+		kvfree(tbl);
+		seed = get_random_u64();
+		if (try == IP_COOKIE_RESEEDS - 1)
+			buckets <<= 1;
+		cond_resched();
+	}
+	/* Only keys whose hashes collide for every seed get here. */
+	return ERR_PTR(-ENOSPC);
+}
+
+/* Replace the index with one of at least @buckets, with room for @k
+ * unless it is NULL.  Called with ic->lock held and room for one pointer
+ * in @grave, which gets the old table.  On error nothing changes.
+ */
+static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
+				   const struct bpf_ip_cookie_key *k,
 				   struct ip_cookie_grave *grave)
 {
 	struct ip_cookie_table *old, *tbl;
 
 	old = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
-	tbl = ip_cookie_rebuild_nolock(ic, old, nr, ip);
-	if (!tbl)
-		return -ENOMEM;
+	tbl = ip_cookie_rebuild_nolock(ic, old, buckets, k);
+	if (IS_ERR(tbl))
+		return PTR_ERR(tbl);
 	rcu_assign_pointer(ic->tbl, tbl);
+	ic->used = ic->count;
 	ip_cookie_grave_add(grave, old);
 	return 0;
+}
+
+/* Grow, or purge DEAD slots, so that @nr more entries fit.  The new
+ * table is at most half full before the first of them, so that changes
+ * around a threshold do not rebuild again and again; a batch that knows
+ * how many keys it adds may fill it up to 80%.  Called with ic->lock
+ * held.
+ */
+static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic, u32 nr,
+				      const struct bpf_ip_cookie_key *k,
+				      struct ip_cookie_grave *grave)
+{
+	struct ip_cookie_table *tbl;
+	u32 buckets;
+
+	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	buckets = max3(ip_cookie_buckets(tbl),
+		       ip_cookie_fit_buckets(ic->count + nr, 80),
+		       ip_cookie_fit_buckets(ic->count + 1, 50));
+	return ip_cookie_resize_nolock(ic, buckets, k, grave);
 }
 
 struct ip_cookie_pos {
@@ -440,17 +612,17 @@ struct ip_cookie_pos {
 	struct ip_cookie_slot *free;	/* DEAD same-ip or EMPTY slot */
 };
 
-/* Find where @key is, or where it would go.  Called with ic->lock held. */
+/* Find where @k is, or where it would go.  Called with ic->lock held. */
 static void ip_cookie_locate_nolock(struct bpf_ip_cookie *ic,
 				    struct ip_cookie_table *tbl,
 				    const struct bpf_ip_cookie_key *k,
 				    struct ip_cookie_pos *pos)
 {
-	u32 i;
+	u32 i, end;
 
 	pos->live = NULL;
 	pos->free = NULL;
-	for (i = ip_cookie_hash(ic, k->ip) >> tbl->shift; i < tbl->len; i++) {
+	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++) {
 		struct ip_cookie_slot *slot = &tbl->slots[i];
 		void *elem;
 
@@ -476,12 +648,14 @@ static void ip_cookie_locate_nolock(struct bpf_ip_cookie *ic,
 	}
 }
 
+/* Every operation from the syscall checks keys the same way. */
 static int ip_cookie_check_key(const struct bpf_ip_cookie *ic,
 			       const struct bpf_ip_cookie_key *k)
 {
 	if (!k->ip)
 		return -EINVAL;
-	if (ip_cookie_has_link(ic) && k->reserved)
+	/* Link ID 0 is what a program reads before its link has an ID. */
+	if (ip_cookie_has_link(ic) && (!k->link_id || k->reserved))
 		return -EINVAL;
 	return 0;
 }
@@ -537,8 +711,9 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		return 0;
 	}
 
-	if (!pos.free || tbl->used >= ip_cookie_max_used(tbl)) {
-		err = ip_cookie_resize_nolock(ic, ic->count + 1, k->ip, grave);
+	if (!pos.free ||
+	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
+		err = ip_cookie_make_room_nolock(ic, 1, k, grave);
 		if (err) {
 			kfree(elem);
 			return err;
@@ -555,18 +730,25 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 
 	rcu_assign_pointer(pos.free->elem, elem);
 	WRITE_ONCE(pos.free->ip, k->ip);
-	tbl->used++;
+	ic->used++;
 	ic->count++;
 	return 0;
 }
 
-/* Remove one entry.  Called with ic->lock held. */
+/* Remove one entry.  Called with ic->lock held; @grave must have room
+ * for one pointer.
+ */
 static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key,
 				   struct ip_cookie_grave *grave)
 {
 	struct ip_cookie_table *tbl;
 	struct ip_cookie_pos pos;
 	void *elem;
+	int err;
+
+	err = ip_cookie_check_key(ic, key);
+	if (err)
+		return err;
 
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 	ip_cookie_locate_nolock(ic, tbl, key, &pos);
@@ -580,8 +762,9 @@ static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key,
 	return 0;
 }
 
-/* Shrink the index once live entries fall below 20% of the buckets.  A
- * failed allocation keeps the bigger table: the map stays correct.
+/* Shrink the index once live entries fall below 20% of the buckets, to at
+ * most 50% load.  A failed rebuild keeps the bigger table: the map stays
+ * correct.  Called with ic->lock held and room for one pointer in @grave.
  */
 static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic,
 					  struct ip_cookie_grave *grave)
@@ -590,9 +773,10 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic,
 	u32 buckets;
 
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
-	buckets = 1U << (64 - tbl->shift);
+	buckets = ip_cookie_buckets(tbl);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5)
-		ip_cookie_resize_nolock(ic, ic->count, 0, grave);
+		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count, 50),
+					NULL, grave);
 }
 
 /* Called from syscall, in sleepable context (see bpf_map_update_value()) */
@@ -606,6 +790,7 @@ static long ip_cookie_map_update_elem(struct bpf_map *map, void *key,
 	if (flags > BPF_EXIST)
 		return -EINVAL;
 
+	/* An old element and an old table. */
 	grave = ip_cookie_grave_alloc(2);
 	if (!grave)
 		return -ENOMEM;
@@ -623,6 +808,7 @@ static long ip_cookie_map_delete_elem(struct bpf_map *map, void *key)
 	struct ip_cookie_grave *grave;
 	int err;
 
+	/* The element and an old table. */
 	grave = ip_cookie_grave_alloc(2);
 	if (!grave)
 		return -ENOMEM;
@@ -635,23 +821,106 @@ static long ip_cookie_map_delete_elem(struct bpf_map *map, void *key)
 	return err;
 }
 
-/* Count the keys of a user batch that are not in the map yet, so that a
- * batch grows the index once.  Called with ic->lock held.
+/* Called from syscall under rcu_read_lock() (see bpf_map_copy_value()):
+ * unlike a program, user space learns that a key can never exist.
  */
-static int ip_cookie_count_new_nolock(struct bpf_ip_cookie *ic,
-				      const void __user *keys, u32 nr,
-				      void *key, u32 *nr_new)
+static void *ip_cookie_map_lookup_elem_sys_only(struct bpf_map *map,
+						void *key)
 {
+	struct bpf_ip_cookie *ic = to_ip_cookie(map);
+	int err;
+
+	err = ip_cookie_check_key(ic, key);
+	if (err)
+		return ERR_PTR(err);
+	return ip_cookie_find(ic, key);
+}
+
+/* Number of keys (with values for updates) a batch copies in at once. */
+static u32 ip_cookie_batch_chunk(u32 entry_size)
+{
+	return max_t(u32, 1, IP_COOKIE_BATCH_BYTES / entry_size);
+}
+
+/* Copy keys [@from, @from + @nr) of a batch, and their values if @values,
+ * into @buf as key, value pairs.  Called without ic->lock: a fault on a
+ * user page stalls only this caller.
+ */
+static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
+				const void __user *keys,
+				const void __user *values, u32 from, u32 nr)
+{
+	u32 key_size = ic->map.key_size;
+	u32 value_size = values ? ic->map.value_size : 0;
 	u32 i;
 
-	*nr_new = 0;
-	for (i = 0; i < nr; i++) {
-		if (copy_from_user(key, keys + i * ic->map.key_size,
-				   ic->map.key_size))
+	for (i = 0; i < nr; i++, buf += key_size + value_size) {
+		if (copy_from_user(buf, keys + size_mul(from + i, key_size),
+				   key_size))
 			return -EFAULT;
-		if (!ip_cookie_find(ic, key))
-			(*nr_new)++;
-		cond_resched();
+		if (value_size &&
+		    copy_from_user(buf + key_size,
+				   values + size_mul(from + i, value_size),
+				   value_size))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* Keys of a chunk an update can add: valid and not in the map.  Keys
+ * repeated within the chunk count once each: a chunk may overestimate by
+ * its own length, never more.  Called with ic->lock held.
+ */
+static u32 ip_cookie_count_new_nolock(struct bpf_ip_cookie *ic,
+				      const void *buf, u32 nr, u32 entry_size,
+				      u64 flags)
+{
+	u32 i, nr_new = 0;
+
+	if (flags == BPF_EXIST)
+		return 0;
+	for (i = 0; i < nr; i++, buf += entry_size)
+		if (!ip_cookie_check_key(ic, buf) && !ip_cookie_find(ic, buf))
+			nr_new++;
+	return nr_new;
+}
+
+/* Apply one chunk of a batch update.  Called with ic->lock held.  Stores
+ * in *@done how many entries were applied.
+ */
+static int ip_cookie_update_chunk_nolock(struct bpf_ip_cookie *ic,
+					 const void *buf, u32 nr, u64 flags,
+					 struct ip_cookie_grave **grave,
+					 u32 *done)
+{
+	u32 key_size = ic->map.key_size;
+	u32 entry_size = key_size + ic->map.value_size;
+	struct ip_cookie_table *tbl;
+	u32 nr_new;
+	int err;
+
+	/* Grow once for the chunk, then insert without resizing. */
+	*done = 0;
+	nr_new = ip_cookie_count_new_nolock(ic, buf, nr, entry_size, flags);
+	nr_new = min(nr_new, ic->map.max_entries - ic->count);
+	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	if ((u64)ic->used + nr_new >
+	    ip_cookie_max_used(ip_cookie_buckets(tbl))) {
+		err = ip_cookie_grave_reserve(grave, 1);
+		if (!err)
+			err = ip_cookie_make_room_nolock(ic, nr_new, NULL,
+							 *grave);
+		if (err)
+			return err;
+	}
+
+	for (; *done < nr; (*done)++, buf += entry_size) {
+		err = ip_cookie_grave_reserve(grave, 2);
+		if (!err)
+			err = ip_cookie_update_nolock(ic, buf, buf + key_size,
+						      flags, *grave);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -665,13 +934,12 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	const void __user *values = u64_to_user_ptr(attr->batch.values);
 	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	u32 key_size = map->key_size, value_size = map->value_size;
+	u32 entry_size = map->key_size + map->value_size;
 	u64 flags = attr->batch.elem_flags;
 	struct ip_cookie_grave *grave = NULL;
-	struct ip_cookie_table *tbl;
-	u32 cp = 0, nr, nr_new;
-	void *key, *value;
-	int err;
+	u32 chunk, cp = 0, nr, n, done;
+	void *buf;
+	int err = 0;
 
 	if (flags > BPF_EXIST)
 		return -EINVAL;
@@ -681,55 +949,35 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	if (put_user(0, &uattr->batch.count))
 		return -EFAULT;
 
-	key = kmalloc(key_size + value_size, GFP_KERNEL);
-	if (!key)
+	chunk = min(nr, ip_cookie_batch_chunk(entry_size));
+	buf = kvmalloc(size_mul(chunk, entry_size), GFP_KERNEL);
+	if (!buf)
 		return -ENOMEM;
-	value = key + key_size;
 
+	while (cp < nr) {
+		n = min(chunk, nr - cp);
+		err = ip_cookie_batch_copy(ic, buf, keys, values, cp, n);
+		if (err)
+			break;
+		mutex_lock(&ic->lock);
+		err = ip_cookie_update_chunk_nolock(ic, buf, n, flags, &grave,
+						    &done);
+		mutex_unlock(&ic->lock);
+		cp += done;
+		if (err)
+			break;
+		cond_resched();
+	}
+
+	/* A batch that stopped early may have grown the index for keys it
+	 * never added.
+	 */
 	mutex_lock(&ic->lock);
-	/* Grow once for the whole batch, then insert without resizing. */
-	err = ip_cookie_count_new_nolock(ic, keys, nr, key, &nr_new);
-	if (err)
-		goto unlock;
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
-	nr_new = min(nr_new, map->max_entries - ic->count);
-	if ((u64)tbl->used + nr_new > ip_cookie_max_used(tbl)) {
-		grave = ip_cookie_grave_alloc(1);
-		err = grave ?
-		      ip_cookie_resize_nolock(ic, ic->count + nr_new, 0, grave) :
-		      -ENOMEM;
-		if (grave)
-			ip_cookie_grave_close(grave);
-		grave = NULL;
-		if (err)
-			goto unlock;
-	}
-
-	for (cp = 0; cp < nr; cp++) {
-		if (!(cp % IP_COOKIE_BATCH_CHUNK)) {
-			if (grave)
-				ip_cookie_grave_close(grave);
-			/* Each key may free an element and an old table. */
-			grave = ip_cookie_grave_alloc(2 * IP_COOKIE_BATCH_CHUNK);
-			if (!grave) {
-				err = -ENOMEM;
-				break;
-			}
-			cond_resched();
-		}
-		err = -EFAULT;
-		if (copy_from_user(key, keys + cp * key_size, key_size) ||
-		    copy_from_user(value, values + cp * value_size, value_size))
-			break;
-		err = ip_cookie_update_nolock(ic, key, value, flags, grave);
-		if (err)
-			break;
-	}
-	if (grave)
-		ip_cookie_grave_close(grave);
-unlock:
+	if (!ip_cookie_grave_reserve(&grave, 1))
+		ip_cookie_maybe_shrink_nolock(ic, grave);
 	mutex_unlock(&ic->lock);
-	kfree(key);
+	ip_cookie_grave_close(grave);
+	kvfree(buf);
 	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
 		err = -EFAULT;
 	return err;
@@ -744,8 +992,8 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
 	struct ip_cookie_grave *grave = NULL;
 	u32 key_size = map->key_size;
-	u32 cp = 0, nr;
-	void *key;
+	u32 chunk, cp = 0, nr, n, i;
+	void *buf;
 	int err = 0;
 
 	if (attr->batch.elem_flags)
@@ -756,37 +1004,37 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 	if (put_user(0, &uattr->batch.count))
 		return -EFAULT;
 
-	key = kmalloc(key_size, GFP_KERNEL);
-	if (!key)
+	chunk = min(nr, ip_cookie_batch_chunk(key_size));
+	buf = kvmalloc(size_mul(chunk, key_size), GFP_KERNEL);
+	if (!buf)
 		return -ENOMEM;
 
-	mutex_lock(&ic->lock);
-	for (cp = 0; cp < nr; cp++) {
-		if (!(cp % IP_COOKIE_BATCH_CHUNK)) {
-			if (grave)
-				ip_cookie_grave_close(grave);
-			/* One slot more for the table a final shrink frees. */
-			grave = ip_cookie_grave_alloc(IP_COOKIE_BATCH_CHUNK + 1);
-			if (!grave) {
-				err = -ENOMEM;
-				break;
-			}
-			cond_resched();
-		}
-		err = -EFAULT;
-		if (copy_from_user(key, keys + cp * key_size, key_size))
-			break;
-		err = ip_cookie_delete_nolock(ic, key, grave);
+	while (cp < nr && !err) {
+		n = min(chunk, nr - cp);
+		err = ip_cookie_batch_copy(ic, buf, keys, NULL, cp, n);
 		if (err)
 			break;
+		mutex_lock(&ic->lock);
+		for (i = 0; i < n && !err; i++) {
+			err = ip_cookie_grave_reserve(&grave, 1);
+			if (!err)
+				err = ip_cookie_delete_nolock(ic,
+							      buf + i * key_size,
+							      grave);
+			if (!err)
+				cp++;
+		}
+		mutex_unlock(&ic->lock);
+		cond_resched();
 	}
-	if (grave) {
-		/* Shrink once for the whole batch. */
+
+	/* Shrink once for the whole batch. */
+	mutex_lock(&ic->lock);
+	if (!ip_cookie_grave_reserve(&grave, 1))
 		ip_cookie_maybe_shrink_nolock(ic, grave);
-		ip_cookie_grave_close(grave);
-	}
 	mutex_unlock(&ic->lock);
-	kfree(key);
+	ip_cookie_grave_close(grave);
+	kvfree(buf);
 	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
 		err = -EFAULT;
 	return err;
@@ -813,19 +1061,19 @@ static int ip_cookie_map_get_next_key(struct bpf_map *map, void *key,
 
 	tbl = rcu_dereference_check(ic->tbl, ip_cookie_read_held(ic));
 	if (k) {
-		cur_h = ip_cookie_hash(ic, k->ip);
+		cur_h = ip_cookie_hash(ic, tbl, k);
 		if (ip_cookie_has_link(ic))
 			cur_link = k->link_id;
 		i = cur_h >> tbl->shift;
 	}
 	for (; i < tbl->len; i++) {
 		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		u64 sip = READ_ONCE(slot->ip);
-		u32 link = 0;
+		struct bpf_ip_cookie_key cand = {};
 		void *elem;
 		u64 h;
 
-		if (!sip) {
+		cand.ip = READ_ONCE(slot->ip);
+		if (!cand.ip) {
 			if (found)
 				break;
 			continue;
@@ -834,19 +1082,20 @@ static int ip_cookie_map_get_next_key(struct bpf_map *map, void *key,
 					     ip_cookie_read_held(ic));
 		if (!elem)
 			continue;
-		h = ip_cookie_hash(ic, sip);
 		if (ip_cookie_has_link(ic))
-			link = ip_cookie_link(ic, elem);
+			cand.link_id = ip_cookie_link(ic, elem);
+		h = ip_cookie_hash(ic, tbl, &cand);
 		/* Only keys after the current one... */
-		if (k && (h < cur_h || (h == cur_h && link <= cur_link)))
+		if (k && (h < cur_h ||
+			  (h == cur_h && cand.link_id <= cur_link)))
 			continue;
 		/* ...and of those the first. */
-		if (found && (h > best_h || (h == best_h && link >= best.link_id)))
+		if (found && (h > best_h ||
+			      (h == best_h && cand.link_id >= best.link_id)))
 			continue;
 		found = true;
 		best_h = h;
-		best.ip = sip;
-		best.link_id = link;
+		best = cand;
 	}
 	if (!found)
 		return -ENOENT;
@@ -856,15 +1105,25 @@ static int ip_cookie_map_get_next_key(struct bpf_map *map, void *key,
 
 static int ip_cookie_map_alloc_check(union bpf_attr *attr)
 {
+	u32 max_value = IP_COOKIE_MAX_VALUE_SIZE;
+
 	if (attr->map_flags & ~IP_COOKIE_CREATE_FLAG_MASK ||
 	    !bpf_map_flags_access_ok(attr->map_flags))
 		return -EINVAL;
+	/* A known seed lets user space aim keys at one bucket. */
+	if ((attr->map_flags & BPF_F_ZERO_SEED) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (attr->key_size != sizeof(u64) &&
 	    attr->key_size != sizeof(struct bpf_ip_cookie_key))
 		return -EINVAL;
 	if (!attr->value_size || !attr->max_entries)
 		return -EINVAL;
-	if (attr->value_size > IP_COOKIE_MAX_VALUE_SIZE ||
+	/* An element holds the value and, for 16-byte keys, the link ID:
+	 * at most IP_COOKIE_MAX_VALUE_SIZE bytes.
+	 */
+	if (attr->key_size == sizeof(struct bpf_ip_cookie_key))
+		max_value -= sizeof(u64);
+	if (attr->value_size > max_value ||
 	    attr->max_entries > IP_COOKIE_MAX_ENTRIES)
 		return -E2BIG;
 	return 0;
@@ -875,24 +1134,28 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	int numa_node = bpf_map_attr_numa_node(attr);
 	struct ip_cookie_table *tbl;
 	struct bpf_ip_cookie *ic;
+	u64 seed = 0;
 	size_t bytes;
 
 	ic = bpf_map_area_alloc(sizeof(*ic), numa_node);
 	if (!ic)
 		return ERR_PTR(-ENOMEM);
 	bpf_map_init_from_attr(&ic->map, attr);
+	ic->map.bypass_spec_v1 = bpf_bypass_spec_v1(NULL);
 
 	/* The map's memcg is not set up yet: charge the creator, as
 	 * bpf_map_area_alloc() does.
 	 */
 	bytes = ip_cookie_table_bytes(IP_COOKIE_MIN_BUCKETS +
-				      IP_COOKIE_MIN_TAIL);
+				      ip_cookie_probe_len(IP_COOKIE_MIN_BUCKETS));
 	tbl = bpf_map_area_alloc(bytes, numa_node);
 	if (!tbl) {
 		bpf_map_area_free(ic);
 		return ERR_PTR(-ENOMEM);
 	}
-	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS, bytes);
+	if (!(attr->map_flags & BPF_F_ZERO_SEED))
+		seed = get_random_u64();
+	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS, seed, bytes);
 	RCU_INIT_POINTER(ic->tbl, tbl);
 
 	/* Element: value, padded to 8 bytes, then the link ID if keyed by
@@ -902,8 +1165,6 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	ic->elem_size = ic->link_off;
 	if (attr->key_size == sizeof(struct bpf_ip_cookie_key))
 		ic->elem_size += sizeof(u64);
-	if (!(attr->map_flags & BPF_F_ZERO_SEED))
-		ic->seed = get_random_u64();
 	mutex_init(&ic->lock);
 	return &ic->map;
 }
@@ -979,6 +1240,7 @@ const struct bpf_map_ops ip_cookie_map_ops = {
 	.map_update_batch = ip_cookie_map_update_batch,
 	.map_delete_batch = ip_cookie_map_delete_batch,
 	.map_lookup_elem = ip_cookie_map_lookup_elem,
+	.map_lookup_elem_sys_only = ip_cookie_map_lookup_elem_sys_only,
 	.map_gen_lookup = ip_cookie_map_gen_lookup,
 	.map_update_elem = ip_cookie_map_update_elem,
 	.map_delete_elem = ip_cookie_map_delete_elem,

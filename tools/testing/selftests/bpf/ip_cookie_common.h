@@ -10,10 +10,16 @@
 #define IPC_TAG_TP	0x7e570001ULL
 #define IPC_TAG_RAW_TP	0x7e570002ULL
 #define IPC_TAG_PERF	0x7e570003ULL
+/* Keys a progs/ip_cookie_probe.c program looks up per round. */
+#define IPC_PROBE_KEYS	64
+#define IPC_PROBE_MAX	(1 << 16)
+#define IPC_PROBE_MISS	(~0ULL)
 
 /* What the programs of one attach type saw. */
 struct res {
 	__u64 hits[IPC_NR_SLOTS];	/* indexed by cookie - 1 */
+	__u64 missed[IPC_NR_SLOTS];	/* hits whose lookup found nothing */
+	__u64 differ[IPC_NR_SLOTS];	/* hits whose value was not the cookie */
 	__u64 value[IPC_NR_SLOTS];	/* map value found on the last hit */
 	__u64 ip[IPC_NR_SLOTS];		/* key looked up on the last hit */
 	__u64 bad_cookie;

@@ -9,10 +9,18 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include <bpf/btf.h>
+#include "cap_helpers.h"
 #include "trace_helpers.h"
 #include "ip_cookie_common.h"
+#include "ip_cookie_uffd.h"
 #include "ip_cookie.skel.h"
 #include "ip_cookie_fail.skel.h"
+#include "ip_cookie_probe.skel.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
 
 #define NR_FUNCS	8
 
@@ -57,6 +65,7 @@ static void test_bad_attrs(void)
 		{ 32, 8, 16, 0, -EINVAL },
 		{ 8, 0, 16, 0, -EINVAL },		/* no value */
 		{ 8, 4097, 16, 0, -E2BIG },		/* value too big */
+		{ 16, 4089, 16, 0, -E2BIG },		/* value + link ID > 4096 */
 		{ 8, 8, 0, 0, -EINVAL },		/* no entries */
 		{ 8, 8, (1U << 26) + 1, 0, -E2BIG },	/* cap too big */
 		{ 8, 8, 16, BPF_F_NO_PREALLOC, -EINVAL },
@@ -89,6 +98,9 @@ static void test_bad_attrs(void)
 	fd = create_map(16, 1, 1, 0);
 	if (ASSERT_GE(fd, 0, "create_key16"))
 		close(fd);
+	fd = create_map(16, 4088, 1, 0);
+	if (ASSERT_GE(fd, 0, "create_key16_limit"))
+		close(fd);
 }
 
 static void test_syscall_ops(void)
@@ -112,6 +124,12 @@ static void test_syscall_ops(void)
 	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_F_LOCK), -EINVAL,
 		  "bad_flags");
 	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, 4), -EINVAL, "bad_flags2");
+	/* Flags the generic code lets through and the map itself refuses. */
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, 3), -EINVAL, "bad_flags3");
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, 8), -EINVAL, "bad_flags8");
+	/* ip 0 is never a key: every operation says so. */
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &ip0, &val), -EINVAL, "lookup_ip_zero");
+	ASSERT_EQ(bpf_map_delete_elem(fd, &ip0), -EINVAL, "delete_ip_zero");
 
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), "insert");
 	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), -EEXIST,
@@ -141,7 +159,7 @@ static void test_syscall_ops(void)
 
 	/* Lookup-and-delete is not offered. */
 	err = bpf_map_lookup_and_delete_elem(fd, &key, &val);
-	ASSERT_ERR(err, "lookup_and_delete");
+	ASSERT_EQ(err, -ENOTSUPP, "lookup_and_delete");
 	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "still_there");
 
 	/* A walk visits each of the four keys once. */
@@ -199,10 +217,21 @@ static void test_link_keys(void)
 	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -ENOENT, "other_link");
 	k.link_id = 1;
 	k.reserved = 1;
+	/* Keys with reserved bits or link ID 0 (what a program reads before
+	 * its link has an ID) are refused by every operation.
+	 */
 	ASSERT_EQ(bpf_map_update_elem(fd, &k, &val, BPF_ANY), -EINVAL,
 		  "reserved");
-	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -ENOENT, "reserved_lookup");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -EINVAL, "reserved_lookup");
+	ASSERT_EQ(bpf_map_delete_elem(fd, &k), -EINVAL, "reserved_delete");
 	k.reserved = 0;
+	ASSERT_OK(bpf_map_lookup_elem(fd, &k, &val), "reserved_kept");
+	k.link_id = 0;
+	ASSERT_EQ(bpf_map_update_elem(fd, &k, &val, BPF_ANY), -EINVAL,
+		  "link0_update");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &k, &val), -EINVAL, "link0_lookup");
+	ASSERT_EQ(bpf_map_delete_elem(fd, &k), -EINVAL, "link0_delete");
+	k.link_id = 1;
 
 	/* Deleting one link's entry leaves the others. */
 	k.link_id = 2;
@@ -427,12 +456,16 @@ out:
 }
 
 /* A walk that resizes the map between every two steps still visits every
- * key that stays in the map exactly once.
+ * key that stays in the map exactly once.  Adding 1,200 keys to 300 grows
+ * the index past 80% load, deleting them shrinks it below 20%: each step
+ * rebuilds it, which the reported memory shows.
  */
 static void test_walk_during_resize(void)
 {
-	__u32 n = 2000, seen = 0, extra = 0;
+	__u32 n = 300, seen = 0, steps = 0, rebuilt = 0;
 	__u64 key, next, val;
+	long long mem;
+	bool extra = false;
 	char *hit;
 	int fd, err;
 
@@ -450,19 +483,22 @@ static void test_walk_during_resize(void)
 			hit[val] = 1;
 			seen++;
 		}
-		/* Grow by 500 keys or shrink them away again. */
+		mem = map_memlock(fd);
 		if (extra)
-			err = drain_batch(fd, n + 1000, n + 1000 + extra);
+			err = drain_batch(fd, n + 1000, n + 2200);
 		else
-			err = fill_batch(fd, n + 1000, n + 1500, BPF_ANY);
+			err = fill_batch(fd, n + 1000, n + 2200, BPF_ANY);
 		if (!ASSERT_OK(err, "resize"))
 			goto out;
-		extra = extra ? 0 : 500;
+		steps++;
+		rebuilt += map_memlock(fd) != mem;
+		extra = !extra;
 		key = next;
 		err = bpf_map_get_next_key(fd, &key, &next);
 	}
 	ASSERT_EQ(err, -ENOENT, "walk_end");
 	ASSERT_EQ(seen, n, "walk_complete");
+	ASSERT_EQ(rebuilt, steps, "every_step_rebuilt");
 out:
 	free(hit);
 	if (fd >= 0)
@@ -611,7 +647,7 @@ static void trigger_fentry_tests(struct ip_cookie *skel)
 	ASSERT_OK(err, "test_run");
 }
 
-/* Each hit of a cookie-N attach point found map value N for its IP. */
+/* Every hit of a cookie-N attach point found map value N for its IP. */
 static void check_res(struct res *r, int nr, const __u64 *ips,
 		      const char *name)
 {
@@ -620,6 +656,8 @@ static void check_res(struct res *r, int nr, const __u64 *ips,
 	ASSERT_EQ(r->bad_cookie, 0, name);
 	for (i = 0; i < nr; i++) {
 		if (!ASSERT_GE(r->hits[i], 1, name) ||
+		    !ASSERT_EQ(r->missed[i], 0, name) ||
+		    !ASSERT_EQ(r->differ[i], 0, name) ||
 		    !ASSERT_EQ(r->value[i], i + 1, name))
 			printf("%s: attach point %d\n", name, i + 1);
 		if (ips)
@@ -1111,6 +1149,512 @@ out:
 	ip_cookie__destroy(skel);
 }
 
+/* Changes that sit at a grow or shrink threshold rebuild the index once
+ * per doubling or halving, and a batch grows it once.
+ */
+static void test_rebuild_thresholds(void)
+{
+	__u32 grow_at[16], nr_grow = 0, i, j, lo, hi, n = 1000;
+	struct ip_cookie_probe *skel;
+	struct bpf_link *link;
+	__u64 key, val, t;
+	int fd = -1;
+
+	skel = ip_cookie_probe__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	link = bpf_program__attach(skel->progs.count_tables);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+
+	/* A batch of 25 keys into an empty map grows it once. */
+	fd = create_map(8, 8, n, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		goto out;
+	t = skel->bss->tables;
+	ASSERT_OK(fill_batch(fd, 0, 25, BPF_NOEXIST), "batch25");
+	ASSERT_EQ(skel->bss->tables - t, 1, "batch25_rebuilds");
+	close(fd);
+
+	/* Single inserts up to n: one rebuild per doubling, 16 -> 4096. */
+	fd = create_map(8, 8, n, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		key = fake_ip(i);
+		val = i;
+		t = skel->bss->tables;
+		if (!ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST),
+			       "insert"))
+			goto out;
+		if (skel->bss->tables != t && nr_grow < ARRAY_SIZE(grow_at))
+			grow_at[nr_grow++] = i;
+	}
+	ASSERT_LE(nr_grow, 8, "fill_rebuilds");
+	close(fd);
+	fd = -1;
+
+	/* Fill to just below each grow point, then alternate deleting an
+	 * old key and inserting a new one, as many times as half the entries
+	 * (at most 20): one rebuild at most.
+	 */
+	for (j = 0; j < nr_grow; j++) {
+		fd = create_map(8, 8, n + 100, 0);
+		if (!ASSERT_GE(fd, 0, "create"))
+			goto out;
+		for (i = 0; i < grow_at[j]; i++) {
+			key = fake_ip(i);
+			val = i;
+			ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0), "fill");
+		}
+		t = skel->bss->tables;
+		for (i = 0; i < 20 && i < grow_at[j] / 2; i++) {
+			key = i ? fake_ip(n + i - 1) : fake_ip(0);
+			ASSERT_OK(bpf_map_delete_elem(fd, &key), "churn_delete");
+			key = fake_ip(n + i);
+			ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0),
+				  "churn_insert");
+		}
+		if (!ASSERT_LE(skel->bss->tables - t, 1, "churn_rebuilds"))
+			printf("grow point %u\n", grow_at[j]);
+		close(fd);
+		fd = -1;
+	}
+
+	/* Drain one key at a time; after each shrink, one delete and two
+	 * inserts, ten times: the shrunk table has room for them.  Keys
+	 * fake_ip(lo..hi-1) are in the map.
+	 */
+	fd = create_map(8, 8, 2 * n, 0);
+	if (!ASSERT_GE(fd, 0, "create") ||
+	    !ASSERT_OK(fill_batch(fd, 0, n, 0), "fill"))
+		goto out;
+	lo = 0;
+	hi = n;
+	while (hi - lo > 16) {
+		t = skel->bss->tables;
+		key = fake_ip(lo++);
+		if (!ASSERT_OK(bpf_map_delete_elem(fd, &key), "drain"))
+			goto out;
+		if (skel->bss->tables == t)
+			continue;
+		t = skel->bss->tables;
+		for (j = 0; j < 10; j++) {
+			key = fake_ip(lo++);
+			ASSERT_OK(bpf_map_delete_elem(fd, &key), "shrunk_delete");
+			key = fake_ip(hi++);
+			ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0), "shrunk_ins1");
+			key = fake_ip(hi++);
+			ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0), "shrunk_ins2");
+		}
+		if (!ASSERT_LE(skel->bss->tables - t, 1, "shrunk_churn_rebuilds"))
+			printf("shrunk at %u entries\n", hi - lo - 10);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	ip_cookie_probe__destroy(skel);
+}
+
+/* A batch grows the index only for keys it adds: not for duplicates,
+ * invalid keys or BPF_EXIST misses, and a failed batch shrinks back.
+ */
+static void test_batch_overgrowth(void)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 i, n = 20000, cnt;
+	__u64 *keys, *vals;
+	int fd;
+
+	keys = calloc(n, sizeof(*keys));
+	vals = calloc(n, sizeof(*vals));
+	fd = create_map(8, 8, 2 * n, 0);
+	if (!ASSERT_OK_PTR(keys, "calloc") || !ASSERT_OK_PTR(vals, "calloc") ||
+	    !ASSERT_GE(fd, 0, "create"))
+		goto out;
+	ASSERT_OK(fill_batch(fd, 0, 10, 0), "fill10");
+
+	/* n copies of one new key: one entry more */
+	for (i = 0; i < n; i++) {
+		keys[i] = fake_ip(50);
+		vals[i] = 50;
+	}
+	cnt = n;
+	ASSERT_OK(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), "dups");
+	ASSERT_EQ(walk_count(fd), 11, "dups_walk");
+	/* 16 KiB: a table of 64 buckets and its tail; n keys would be 512 */
+	ASSERT_LT(map_memlock(fd), 16384, "dups_memlock");
+
+	/* BPF_EXIST on absent keys: fails at the first, adds nothing */
+	for (i = 0; i < n; i++) {
+		keys[i] = fake_ip(100 + i);
+		vals[i] = 100 + i;
+	}
+	cnt = n;
+	opts.elem_flags = BPF_EXIST;
+	ASSERT_EQ(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), -ENOENT,
+		  "exist_missing");
+	ASSERT_EQ(cnt, 0, "exist_count");
+	ASSERT_LT(map_memlock(fd), 16384, "exist_memlock");
+
+	/* Ten valid keys, an invalid one (ip 0), then many valid ones: the
+	 * batch stops at the invalid key and the index shrinks back.
+	 */
+	keys[10] = 0;
+	cnt = n;
+	opts.elem_flags = 0;
+	ASSERT_EQ(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), -EINVAL,
+		  "invalid_key");
+	ASSERT_EQ(cnt, 10, "invalid_count");
+	ASSERT_EQ(walk_count(fd), 21, "invalid_walk");
+	ASSERT_LT(map_memlock(fd), 16384, "invalid_memlock");
+out:
+	if (fd >= 0)
+		close(fd);
+	free(keys);
+	free(vals);
+}
+
+/* Keys whose hashes under the zero seed share their top bits, hence one
+ * home bucket at every table size: ip = h * GOLDEN_RATIO_64^-1.
+ */
+static __u64 colliding_ip(__u32 i)
+{
+	const __u64 gr = 0x61C8864680B583EBULL;
+	__u64 inv = gr;
+	int k;
+
+	for (k = 0; k < 6; k++)	/* Newton: inv = 1/gr mod 2^64 */
+		inv *= 2 - gr * inv;
+	return (0x5a5a5a5a00000000ULL + i) * inv;
+}
+
+/* Nanoseconds of @runs test runs of lookup_keys over keys[]. */
+static __u64 time_lookups(struct ip_cookie_probe *skel, int runs)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int fd = bpf_program__fd(skel->progs.lookup_keys);
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	while (runs--)
+		if (!ASSERT_OK(bpf_prog_test_run_opts(fd, &topts), "test_run"))
+			return 0;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+}
+
+/* Hash flooding: with the seed known (BPF_F_ZERO_SEED), 1,200 keys aimed
+ * at one bucket.  Every key is still found with its value, and looking up
+ * the last 64 of them costs about what looking up 64 of 1,200 ordinary
+ * keys in a map with a random seed costs: no probe walks a cluster of them.
+ */
+static void test_probe_bound(void)
+{
+	struct ip_cookie_probe *adv = NULL, *ctl = NULL;
+	const __u32 n = 1200, k = IPC_PROBE_KEYS;
+	__u64 key, val, t_adv, t_ctl;
+	int fd_adv, fd_ctl;
+	__u32 i;
+
+	adv = ip_cookie_probe__open();
+	if (!ASSERT_OK_PTR(adv, "skel_open"))
+		return;
+	bpf_map__set_map_flags(adv->maps.probe_map, BPF_F_ZERO_SEED);
+	ctl = ip_cookie_probe__open_and_load();
+	if (!ASSERT_OK(ip_cookie_probe__load(adv), "skel_load") ||
+	    !ASSERT_OK_PTR(ctl, "skel_load_control"))
+		goto out;
+	fd_adv = bpf_map__fd(adv->maps.probe_map);
+	fd_ctl = bpf_map__fd(ctl->maps.probe_map);
+	for (i = 0; i < n; i++) {
+		key = colliding_ip(i);
+		val = i;
+		if (!ASSERT_OK(bpf_map_update_elem(fd_adv, &key, &val, BPF_NOEXIST),
+			       "insert_aimed"))
+			goto out;
+		key = fake_ip(i);
+		if (!ASSERT_OK(bpf_map_update_elem(fd_ctl, &key, &val, BPF_NOEXIST),
+			       "insert_control"))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		key = colliding_ip(i);
+		if (!ASSERT_OK(bpf_map_lookup_elem(fd_adv, &key, &val), "lookup") ||
+		    !ASSERT_EQ(val, i, "value"))
+			goto out;
+	}
+
+	adv->bss->rounds = 20;
+	ctl->bss->rounds = 20;
+	for (i = 0; i < k; i++) {
+		adv->bss->keys[i] = colliding_ip(n - k + i);
+		ctl->bss->keys[i] = fake_ip(n - k + i);
+	}
+	t_adv = time_lookups(adv, 20);
+	t_ctl = time_lookups(ctl, 20);
+	for (i = 0; i < k; i++) {
+		ASSERT_EQ(adv->bss->vals[i], n - k + i, "prog_value_aimed");
+		ASSERT_EQ(ctl->bss->vals[i], n - k + i, "prog_value_control");
+	}
+	printf("%s: %u aimed keys: %llu ns, ordinary keys: %llu ns\n", __func__,
+	       k, (unsigned long long)t_adv, (unsigned long long)t_ctl);
+	/* An unbounded probe costs ~n slots per lookup here: ~100x more. */
+	ASSERT_LT(t_adv, 5 * t_ctl, "aimed_keys_cost");
+out:
+	ip_cookie_probe__destroy(ctl);
+	ip_cookie_probe__destroy(adv);
+}
+
+/* BPF_F_ZERO_SEED needs CAP_SYS_ADMIN, as for HASH. */
+static void test_zero_seed_perm(void)
+{
+	__u64 caps;
+	int fd;
+
+	if (!ASSERT_OK(cap_disable_effective(1ULL << CAP_SYS_ADMIN, &caps),
+		       "drop_sys_admin"))
+		return;
+	fd = create_map(8, 8, 16, BPF_F_ZERO_SEED);
+	ASSERT_EQ(fd, -EPERM, "zero_seed_without_sys_admin");
+	if (fd >= 0)
+		close(fd);
+	fd = create_map(8, 8, 16, 0);
+	ASSERT_GE(fd, 0, "random_seed_without_sys_admin");
+	if (fd >= 0)
+		close(fd);
+	cap_enable_effective(caps, NULL);
+}
+
+/* Translated instructions of @prog_fd with opcode @code and, unless it is
+ * a helper call (any helper), immediate @imm.
+ */
+static int count_insns(int prog_fd, __u8 code, __s32 imm)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), i;
+	struct bpf_insn *insns;
+	int n = 0;
+
+	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len))
+		return -1;
+	insns = calloc(info.xlated_prog_len, 1);
+	if (!insns)
+		return -1;
+	len = info.xlated_prog_len;
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = len;
+	info.xlated_prog_insns = ptr_to_u64(insns);
+	len = sizeof(info);
+	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len)) {
+		free(insns);
+		return -1;
+	}
+	for (i = 0; i < info.xlated_prog_len / sizeof(*insns); i++)
+		if (insns[i].code == code &&
+		    (code == (BPF_JMP | BPF_CALL) ? !insns[i].src_reg :
+						    insns[i].imm == imm))
+			n++;
+	free(insns);
+	return n;
+}
+
+/* Load lookup_one and lookup_keys on map @fd; NULL on failure. */
+static struct ip_cookie_probe *probe_on_map(int fd)
+{
+	struct ip_cookie_probe *skel = ip_cookie_probe__open();
+
+	if (!ASSERT_OK_PTR(skel, "skel_open"))
+		return NULL;
+	if (!ASSERT_OK(bpf_map__reuse_fd(skel->maps.probe_map, fd), "reuse") ||
+	    !ASSERT_OK(ip_cookie_probe__load(skel), "skel_load")) {
+		ip_cookie_probe__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/* The inlined lookup clamps its slot index when the map's creator may
+ * not bypass Spectre v1 mitigations (no CAP_PERFMON), as array maps do,
+ * and still finds every key.
+ */
+static void test_spectre_v1(void)
+{
+	const __u8 arsh = BPF_ALU64 | BPF_ARSH | BPF_K;
+	const __u8 neg = BPF_ALU64 | BPF_NEG | BPF_K;
+	const __u8 call = BPF_JMP | BPF_CALL;
+	struct ip_cookie_probe *skel;
+	int fd, prog, i, err;
+	__u64 caps, key;
+
+	/* Created by a task with CAP_PERFMON: no clamp. */
+	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	skel = probe_on_map(fd);
+	close(fd);
+	if (!skel)
+		return;
+	prog = bpf_program__fd(skel->progs.lookup_one);
+	ASSERT_EQ(count_insns(prog, call, 0) + count_insns(prog, arsh, 63), 0,
+		  "privileged_no_call_no_clamp");
+	ip_cookie_probe__destroy(skel);
+
+	/* Created without CAP_PERFMON (and CAP_SYS_ADMIN, which implies it). */
+	err = cap_disable_effective(1ULL << CAP_PERFMON | 1ULL << CAP_SYS_ADMIN,
+				    &caps);
+	if (!ASSERT_OK(err, "drop_perfmon"))
+		return;
+	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	cap_enable_effective(caps, NULL);
+	if (!ASSERT_GE(fd, 0, "create_unprivileged"))
+		return;
+	if (!ASSERT_OK(fill_batch(fd, 0, 5000, 0), "fill"))
+		goto out_fd;
+	skel = probe_on_map(fd);
+	if (!skel)
+		goto out_fd;
+	prog = bpf_program__fd(skel->progs.lookup_one);
+	ASSERT_EQ(count_insns(prog, arsh, 63), 1, "clamp_arsh");
+	ASSERT_EQ(count_insns(prog, neg, 0), 1, "clamp_neg");
+	ASSERT_EQ(count_insns(prog, call, 0), 0, "inlined");
+
+	/* Half present, half absent keys, through the clamped lookup. */
+	skel->bss->rounds = 1;
+	for (i = 0; i < IPC_PROBE_KEYS; i++)
+		skel->bss->keys[i] = fake_ip(i % 2 ? 4900 + i : 6000 + i);
+	time_lookups(skel, 1);
+	for (i = 0; i < IPC_PROBE_KEYS; i++) {
+		key = i % 2 ? 4900 + i : IPC_PROBE_MISS;
+		ASSERT_EQ(skel->bss->vals[i], key, "clamped_lookup");
+	}
+	ip_cookie_probe__destroy(skel);
+out_fd:
+	close(fd);
+}
+
+struct batch_arg {
+	int fd;
+	__u64 *keys, *vals;
+	int err;
+	volatile int done;
+};
+
+static void *batch_thread(void *p)
+{
+	struct batch_arg *a = p;
+	__u32 cnt = 2;
+
+	a->err = bpf_map_update_batch(a->fd, a->keys, a->vals, &cnt, NULL);
+	return NULL;
+}
+
+/* Single updates and a delete of the map the batch is blocked on. */
+static void *single_thread(void *p)
+{
+	struct batch_arg *a = p;
+	__u64 key, val = 7;
+	int i;
+
+	for (i = 0; i < 10 && !a->err; i++) {
+		key = fake_ip(100 + i);
+		a->err = bpf_map_update_elem(a->fd, &key, &val, 0);
+	}
+	if (!a->err)
+		a->err = bpf_map_delete_elem(a->fd, &key);
+	a->done = 1;
+	return NULL;
+}
+
+/* A batch whose values sit on a page that faults (userfaultfd) does not
+ * hold the map's lock while it waits: other updates go on.
+ */
+static void test_batch_fault(void)
+{
+	struct batch_arg arg = {}, single = {};
+	pthread_t th, th2;
+	struct ipc_uffd u;
+	__u64 keys[2], val;
+	bool started2 = false;
+	int err, i;
+
+	arg.fd = create_map(8, 8, 64, 0);
+	if (!ASSERT_GE(arg.fd, 0, "create"))
+		return;
+	single.fd = arg.fd;
+	err = ipc_uffd_open(&u);
+	if (!ASSERT_OK(err, "userfaultfd"))
+		goto out_fd;
+	keys[0] = fake_ip(1);
+	keys[1] = fake_ip(2);
+	arg.keys = keys;
+	arg.vals = u.page;
+	if (!ASSERT_OK(pthread_create(&th, NULL, batch_thread, &arg), "thread"))
+		goto out_uffd;
+	if (ASSERT_OK(ipc_uffd_wait(&u, 10000), "fault") &&
+	    ASSERT_OK(pthread_create(&th2, NULL, single_thread, &single),
+		      "thread2")) {
+		started2 = true;
+		/* Give them 5 s while the batch stays blocked. */
+		for (i = 0; i < 500 && !single.done; i++)
+			usleep(10000);
+		ASSERT_TRUE(single.done, "updates_while_batch_faults");
+	}
+	ASSERT_OK(ipc_uffd_release(&u), "release");
+	pthread_join(th, NULL);
+	if (started2) {
+		pthread_join(th2, NULL);
+		ASSERT_OK(single.err, "single_updates");
+	}
+	ASSERT_OK(arg.err, "batch");
+	ASSERT_OK(bpf_map_lookup_elem(arg.fd, &keys[1], &val), "batch_key");
+	ASSERT_EQ(val, 0, "batch_value_zero_page");
+out_uffd:
+	ipc_uffd_close(&u);
+out_fd:
+	close(arg.fd);
+}
+
+/* What user space reads in BTF of the map's own struct: the fields every
+ * lookup reads are on another cache line than those every update writes.
+ */
+static void test_cache_lines(void)
+{
+	const char *written[] = { "count", "used", "lock" };
+	const struct btf_member *m;
+	const struct btf_type *t;
+	long tbl_off = -1, off;
+	struct btf *btf;
+	int id, i, j;
+
+	btf = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(btf, "vmlinux_btf"))
+		return;
+	id = btf__find_by_name_kind(btf, "bpf_ip_cookie", BTF_KIND_STRUCT);
+	if (!ASSERT_GT(id, 0, "struct_bpf_ip_cookie"))
+		goto out;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), "tbl"))
+			tbl_off = btf_member_bit_offset(t, i) / 8;
+	if (!ASSERT_GE(tbl_off, 0, "tbl"))
+		goto out;
+	for (i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, m[i].name_off);
+
+		off = btf_member_bit_offset(t, i) / 8;
+		for (j = 0; j < ARRAY_SIZE(written); j++)
+			if (!strcmp(name, written[j]) &&
+			    !ASSERT_NEQ(off / 64, tbl_off / 64, name))
+				printf("tbl at %ld, %s at %ld\n", tbl_off, name, off);
+	}
+out:
+	btf__free(btf);
+}
+
 void test_ip_cookie(void)
 {
 	if (test__start_subtest("bad_attrs"))
@@ -1137,6 +1681,20 @@ void test_ip_cookie(void)
 		test_inner_map();
 	if (test__start_subtest("bpftool_dump"))
 		test_bpftool_dump();
+	if (test__start_subtest("rebuild_thresholds"))
+		test_rebuild_thresholds();
+	if (test__start_subtest("batch_overgrowth"))
+		test_batch_overgrowth();
+	if (test__start_subtest("probe_bound"))
+		test_probe_bound();
+	if (test__start_subtest("zero_seed_perm"))
+		test_zero_seed_perm();
+	if (test__start_subtest("spectre_v1"))
+		test_spectre_v1();
+	if (test__start_subtest("batch_fault"))
+		test_batch_fault();
+	if (test__start_subtest("cache_lines"))
+		test_cache_lines();
 }
 
 void test_ip_cookie_verifier(void)

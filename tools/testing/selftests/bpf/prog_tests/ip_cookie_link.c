@@ -3,8 +3,13 @@
  * several links to the same functions finds, on every hit, the value of the
  * link it runs under, keyed by {bpf_get_func_ip(), bpf_get_attach_link_id()}.
  */
+#define _GNU_SOURCE
 #include <test_progs.h>
+#include <pthread.h>
+#include <linux/perf_event.h>
+#include <bpf/btf.h>
 #include "trace_helpers.h"
+#include "ip_cookie_uffd.h"
 #include "ip_cookie_link.skel.h"
 #include "ip_cookie_link_fail.skel.h"
 
@@ -245,6 +250,333 @@ out:
 	ip_cookie_link__destroy(skel);
 }
 
+static void *getpgid_thread(void *arg)
+{
+	syscall(__NR_getpgid, 0);
+	return NULL;
+}
+
+/* A sleepable fentry program blocks in a page fault while its link is
+ * destroyed, then reads the link through bpf_get_attach_link_id(): the
+ * link must still be there (KASAN watches), with its ID.
+ */
+static void test_uaf_sleepable(void)
+{
+	struct ip_cookie_link *skel;
+	struct bpf_link *link;
+	struct ipc_uffd u;
+	pthread_t th;
+	__u32 id;
+	int err;
+
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	err = ipc_uffd_open(&u);
+	if (!ASSERT_OK(err, "userfaultfd"))
+		goto out_skel;
+	skel->bss->uaf_pid = getpid();
+	skel->bss->uaf_uaddr = (__u64)(unsigned long)u.page;
+	link = bpf_program__attach(skel->progs.uaf_sleepable);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out_uffd;
+	id = link_id(link);
+	if (!ASSERT_OK(pthread_create(&th, NULL, getpgid_thread, NULL),
+		       "thread")) {
+		bpf_link__destroy(link);
+		goto out_uffd;
+	}
+	err = ipc_uffd_wait(&u, 10000);
+	ASSERT_OK(err, "program_blocked");
+	/* Destroy the link under the blocked program, let the freeing
+	 * machinery run, then let the program go on.
+	 */
+	bpf_link__destroy(link);
+	usleep(200000);
+	ASSERT_OK(ipc_uffd_release(&u), "release");
+	pthread_join(th, NULL);
+	ASSERT_EQ(skel->bss->uaf_runs, 1, "runs");
+	ASSERT_EQ(skel->bss->uaf_link_id, id, "link_id_after_destroy");
+out_uffd:
+	ipc_uffd_close(&u);
+out_skel:
+	ip_cookie_link__destroy(skel);
+}
+
+static volatile int stop_loop;
+
+static void *getpgid_loop(void *arg)
+{
+	while (!stop_loop)
+		syscall(__NR_getpgid, 0);
+	return NULL;
+}
+
+/* Attach and destroy a link again and again while another thread runs
+ * its (slow) program in a loop.
+ */
+static void test_uaf_loop(void)
+{
+	struct ip_cookie_link *skel;
+	struct bpf_link *link;
+	pthread_t th;
+	int i;
+
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->uaf_pid = getpid();
+	skel->bss->uaf_spin = 20000;
+	stop_loop = 0;
+	if (!ASSERT_OK(pthread_create(&th, NULL, getpgid_loop, NULL),
+		       "thread"))
+		goto out;
+	for (i = 0; i < 30; i++) {
+		link = bpf_program__attach(skel->progs.uaf_loop);
+		if (!ASSERT_OK_PTR(link, "attach"))
+			break;
+		usleep(5000);
+		bpf_link__destroy(link);
+	}
+	stop_loop = 1;
+	pthread_join(th, NULL);
+	ASSERT_GT(skel->bss->uaf_runs, 0, "runs");
+out:
+	ip_cookie_link__destroy(skel);
+}
+
+/* A kprobe PMU event on @func, for PERF_EVENT_IOC_SET_BPF. */
+static int kprobe_pmu_event(const char *func)
+{
+	struct perf_event_attr attr = {};
+	char buf[16] = {};
+	int fd, type;
+
+	fd = open("/sys/bus/event_source/devices/kprobe/type", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	if (read(fd, buf, sizeof(buf) - 1) <= 0) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	type = atoi(buf);
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config1 = (__u64)(unsigned long)func;
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Programs of the multi-link types read their link's run context: they
+ * cannot be attached to a plain perf kprobe (PERF_EVENT_IOC_SET_BPF or a
+ * perf link), where there is no link.
+ */
+static void test_perf_attach(void)
+{
+	struct bpf_program *progs[2];
+	struct ip_cookie_link *skel;
+	int pfd, i, err;
+
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	progs[0] = skel->progs.link_kmulti;
+	progs[1] = skel->progs.link_umulti;
+	pfd = kprobe_pmu_event("bpf_fentry_test1");
+	if (!ASSERT_GE(pfd, 0, "perf_event_open"))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		err = ioctl(pfd, PERF_EVENT_IOC_SET_BPF,
+			    bpf_program__fd(progs[i]));
+		ASSERT_EQ(err ? -errno : 0, -EINVAL, "ioctl_set_bpf");
+		err = bpf_link_create(bpf_program__fd(progs[i]), pfd,
+				      BPF_PERF_EVENT, NULL);
+		ASSERT_EQ(err < 0 ? err : 0, -EINVAL, "perf_link");
+		if (err >= 0)
+			close(err);
+	}
+	close(pfd);
+out:
+	ip_cookie_link__destroy(skel);
+}
+
+/* A tail-called program runs in its caller's run context: programs that
+ * read their link cannot be tail called.
+ */
+static void test_tail_call(void)
+{
+	struct ip_cookie_link *skel;
+	__u32 key = 0;
+	int fd, prog;
+
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	fd = bpf_map__fd(skel->maps.jmp_table);
+	prog = bpf_program__fd(skel->progs.plain_kmulti);
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &prog, 0), "plain_prog");
+	key = 1;
+	prog = bpf_program__fd(skel->progs.link_kmulti);
+	ASSERT_EQ(bpf_map_update_elem(fd, &key, &prog, 0), -EINVAL,
+		  "link_id_prog");
+	ip_cookie_link__destroy(skel);
+}
+
+/* Link IDs are not reused until the ID space wraps: a new link on the
+ * same function does not see a destroyed link's entry, which the user
+ * deletes (Documentation/bpf/map_ip_cookie.rst).
+ */
+static void test_link_id_reuse(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct bpf_ip_cookie_key key = {};
+	struct bpf_link *a, *b = NULL;
+	struct ip_cookie_link *skel;
+	__u64 want[64] = {};
+	__u32 ida, idb;
+	int fd;
+
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	fd = bpf_map__fd(skel->maps.link_map);
+	opts.syms = (const char **)funcs;
+	opts.cnt = 1;
+	a = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kmulti,
+						  NULL, &opts);
+	if (!ASSERT_OK_PTR(a, "attach_a"))
+		goto out;
+	ida = link_id(a);
+	add_entry(fd, ksym_get_addr(funcs[0]), ida, 1);
+	trigger(skel, 1);
+	want[1] = 1;
+	check_hits(skel, want, "link_a");
+
+	bpf_link__destroy(a);
+	b = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kmulti,
+						  NULL, &opts);
+	if (!ASSERT_OK_PTR(b, "attach_b"))
+		goto out;
+	idb = link_id(b);
+	ASSERT_NEQ(idb, ida, "new_id");
+	trigger(skel, 1);
+	ASSERT_EQ(skel->bss->missed, 1, "stale_entry_not_matched");
+	ASSERT_EQ(skel->bss->hits[1], 1, "stale_entry_not_counted");
+
+	/* The documented clean-up: delete the destroyed link's entries. */
+	key.ip = ksym_get_addr(funcs[0]);
+	key.link_id = ida;
+	ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete_stale");
+	ASSERT_EQ(bpf_map_get_next_key(fd, NULL, &key), -ENOENT, "map_empty");
+out:
+	bpf_link__destroy(b);
+	ip_cookie_link__destroy(skel);
+}
+
+/* Address of the trampoline of kernel function @func (its kallsyms name
+ * is bpf_trampoline_<key>, the low 31 bits of the key its BTF ID), or 0;
+ * *@len: bytes to the next symbol.
+ */
+static __u64 trampoline_addr(const char *func, __u64 *len)
+{
+	unsigned long long addr, key, found = 0, next = ~0ULL;
+	char line[256], name[128];
+	struct btf *btf;
+	FILE *f;
+	int id;
+
+	btf = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(btf, "vmlinux_btf"))
+		return 0;
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	btf__free(btf);
+	f = fopen("/proc/kallsyms", "r");
+	if (!ASSERT_OK_PTR(f, "kallsyms") || !ASSERT_GT(id, 0, "btf_id"))
+		goto out;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*c %127s", &addr, name) == 2 &&
+		    sscanf(name, "bpf_trampoline_%llu", &key) == 1 &&
+		    (key & 0x7fffffff) == id)
+			found = addr;
+	rewind(f);
+	while (found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx", &addr) == 1 && addr > found &&
+		    addr < next)
+			next = addr;
+	*len = next - found;
+out:
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* "movabs rdi, <kernel address>" in the trampoline of bpf_fentry_test5:
+ * the trampoline loads each program, and the link of each program that
+ * reads it, that way.
+ */
+static int trampoline_pointer_loads(struct ip_cookie_link *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	__u8 *t = skel->bss->text;
+	__u64 len = 0;
+	int i, n = 0;
+
+	skel->bss->text_addr = trampoline_addr("bpf_fentry_test5", &len);
+	if (len > sizeof(skel->bss->text))
+		len = sizeof(skel->bss->text);
+	if (!ASSERT_NEQ(skel->bss->text_addr, 0, "trampoline_addr") ||
+	    !ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_text),
+					      &topts), "read_text") ||
+	    !ASSERT_OK(topts.retval, "probe_read"))
+		return -1;
+	for (i = 0; i + 10 <= len; i++)
+		if (t[i] == 0x48 && t[i + 1] == 0xbf &&
+		    t[i + 8] == 0xff && t[i + 9] == 0xff)
+			n++;
+	return n;
+}
+
+/* The trampoline stores the link in the run context only for programs
+ * that call bpf_get_attach_link_id(): a program that does not adds two
+ * pointer loads (itself, for the enter and exit calls), one that does
+ * adds a third (its link).
+ */
+static void test_store_only_when_used(void)
+{
+	struct bpf_link *a = NULL, *b = NULL, *c = NULL;
+	struct ip_cookie_link *skel;
+	int one, two, three;
+
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	a = bpf_program__attach(skel->progs.plain_fentry_a);
+	if (!ASSERT_OK_PTR(a, "attach_a"))
+		goto out;
+	one = trampoline_pointer_loads(skel);
+	b = bpf_program__attach(skel->progs.plain_fentry_b);
+	if (!ASSERT_OK_PTR(b, "attach_b"))
+		goto out;
+	two = trampoline_pointer_loads(skel);
+	c = bpf_program__attach(skel->progs.link_fentry_c);
+	if (!ASSERT_OK_PTR(c, "attach_c"))
+		goto out;
+	three = trampoline_pointer_loads(skel);
+	printf("%s: pointer loads: %d, %d, %d\n", __func__, one, two, three);
+	ASSERT_EQ(two - one, 2, "program_without_kfunc");
+	ASSERT_EQ(three - two, 3, "program_with_kfunc");
+out:
+	bpf_link__destroy(c);
+	bpf_link__destroy(b);
+	bpf_link__destroy(a);
+	ip_cookie_link__destroy(skel);
+}
+
 void test_ip_cookie_link(void)
 {
 	if (test__start_subtest("kprobe_multi"))
@@ -253,6 +585,18 @@ void test_ip_cookie_link(void)
 		test_trampoline();
 	if (test__start_subtest("uprobe_multi"))
 		test_uprobe_multi();
+	if (test__start_subtest("uaf_sleepable"))
+		test_uaf_sleepable();
+	if (test__start_subtest("uaf_loop"))
+		test_uaf_loop();
+	if (test__start_subtest("perf_attach"))
+		test_perf_attach();
+	if (test__start_subtest("tail_call"))
+		test_tail_call();
+	if (test__start_subtest("link_id_reuse"))
+		test_link_id_reuse();
+	if (test__start_subtest("store_only_when_used"))
+		test_store_only_when_used();
 }
 
 void test_ip_cookie_link_verifier(void)

@@ -67,6 +67,10 @@ static __always_inline void record(struct res *r, void *ctx, __u64 key)
 		return;
 	}
 	r->hits[idx]++;
+	if (!v)
+		r->missed[idx]++;
+	else if (*v != cookie)
+		r->differ[idx]++;
 	r->value[idx] = v ? *v : 0;
 	r->ip[idx] = key;
 }

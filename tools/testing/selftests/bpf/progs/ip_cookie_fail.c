@@ -22,7 +22,7 @@ struct {
 } ro_map SEC(".maps");
 
 SEC("kprobe")
-__failure __msg("ip_cookie maps are changed only by the bpf syscall")
+__failure __msg("map_update_elem: ip_cookie maps are changed only by the bpf syscall")
 int update_from_prog(void *ctx)
 {
 	__u64 key = bpf_get_func_ip(ctx), val = 1;
@@ -32,7 +32,7 @@ int update_from_prog(void *ctx)
 }
 
 SEC("kprobe")
-__failure __msg("ip_cookie maps are changed only by the bpf syscall")
+__failure __msg("map_delete_elem: ip_cookie maps are changed only by the bpf syscall")
 int delete_from_prog(void *ctx)
 {
 	__u64 key = bpf_get_func_ip(ctx);
@@ -73,4 +73,61 @@ int write_prog(void *ctx)
 	if (v)
 		*v += 1;
 	return 0;
+}
+
+SEC("kprobe")
+__failure __msg("map_peek_elem: ip_cookie maps support only map_lookup_elem")
+int peek_from_prog(void *ctx)
+{
+	__u64 val;
+
+	return bpf_map_peek_elem(&ip_map, &val);
+}
+
+SEC("kprobe")
+__failure __msg("map_lookup_percpu_elem: ip_cookie maps support only map_lookup_elem")
+int lookup_percpu_from_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+
+	return bpf_map_lookup_percpu_elem(&ip_map, &key, 0) != NULL;
+}
+
+static long count_elem(struct bpf_map *map, __u64 *key, __u64 *val, void *ctx)
+{
+	return 0;
+}
+
+SEC("kprobe")
+__failure __msg("callback function not allowed for map")
+int for_each_from_prog(void *ctx)
+{
+	return bpf_for_each_map_elem(&ip_map, count_elem, NULL, 0);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 8);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, __u64);
+} trie SEC(".maps");
+
+/* The message lists what sleepable programs may use, ip_cookie included. */
+SEC("syscall")
+__failure __msg("Sleepable programs can only use array, hash, ringbuf, local storage, queue, stack, arena and ip_cookie maps")
+int sleepable_trie(void *ctx)
+{
+	__u64 key = 1;
+
+	return bpf_map_lookup_elem(&trie, &key) != NULL;
+}
+
+SEC("syscall")
+__success
+int sleepable_ip_cookie(void *ctx)
+{
+	__u64 key = 1, *v = bpf_map_lookup_elem(&ip_map, &key);
+
+	return v ? *v : 0;
 }

@@ -92,3 +92,85 @@ int BPF_PROG(link_trigger)
 {
 	return 0;
 }
+
+/* Link lifetime: programs that still run after their link is destroyed. */
+int uaf_pid;
+__u64 uaf_uaddr;
+__u32 uaf_link_id;
+__u32 uaf_runs;
+__u32 uaf_spin;
+
+/* Sleepable: blocks in a page fault on uaf_uaddr, then reads its link. */
+SEC("fentry.s/__x64_sys_getpgid")
+int BPF_PROG(uaf_sleepable)
+{
+	char buf[8];
+
+	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
+		return 0;
+	if (uaf_uaddr)
+		bpf_copy_from_user(buf, sizeof(buf), (void *)uaf_uaddr);
+	uaf_link_id = bpf_get_attach_link_id();
+	uaf_runs++;
+	return 0;
+}
+
+static int spin(__u32 i, void *ctx)
+{
+	return 0;
+}
+
+/* Not sleepable: runs a while before it reads its link. */
+SEC("fentry/__x64_sys_getpgid")
+int BPF_PROG(uaf_loop)
+{
+	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
+		return 0;
+	bpf_loop(uaf_spin, spin, NULL, 0);
+	uaf_link_id = bpf_get_attach_link_id();
+	uaf_runs++;
+	return 0;
+}
+
+/* A kprobe.multi program that does not read its link. */
+SEC("kprobe.multi")
+int plain_kmulti(struct pt_regs *ctx)
+{
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} jmp_table SEC(".maps");
+
+/* Kernel text, read for the test: the trampoline of bpf_fentry_test5. */
+__u64 text_addr;
+__u8 text[1024];
+
+SEC("syscall")
+int read_text(void *ctx)
+{
+	return bpf_probe_read_kernel(text, sizeof(text), (void *)text_addr);
+}
+
+SEC("fentry/bpf_fentry_test5")
+int BPF_PROG(plain_fentry_a)
+{
+	return 0;
+}
+
+SEC("fentry/bpf_fentry_test5")
+int BPF_PROG(plain_fentry_b)
+{
+	return 0;
+}
+
+SEC("fentry/bpf_fentry_test5")
+int BPF_PROG(link_fentry_c)
+{
+	uaf_link_id = bpf_get_attach_link_id();
+	return 0;
+}

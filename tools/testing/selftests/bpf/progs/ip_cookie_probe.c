@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Lookups of chosen keys from a program, to check the inlined lookup and
+ * how long its probes are, and a counter of index rebuilds.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "../ip_cookie_common.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, IPC_PROBE_MAX);
+	__type(key, __u64);
+	__type(value, __u64);
+} probe_map SEC(".maps");
+
+__u64 keys[IPC_PROBE_KEYS];
+/* Value found for each key, or IPC_PROBE_MISS. */
+__u64 vals[IPC_PROBE_KEYS];
+__u32 rounds;
+
+int pid;
+/* Tables the map allocated for the test task: one per rebuild. */
+__u64 tables;
+
+static int lookup_round(__u32 r, void *ctx)
+{
+	__u64 *v;
+	int i;
+
+	for (i = 0; i < IPC_PROBE_KEYS; i++) {
+		v = bpf_map_lookup_elem(&probe_map, &keys[i]);
+		vals[i] = v ? *v : IPC_PROBE_MISS;
+	}
+	return 0;
+}
+
+/* Looks every key up @rounds times. */
+SEC("syscall")
+int lookup_keys(void *ctx)
+{
+	bpf_loop(rounds, lookup_round, NULL, 0);
+	return 0;
+}
+
+/* One lookup, nothing else: its translated form is checked. */
+SEC("syscall")
+int lookup_one(void *ctx)
+{
+	__u64 *v = bpf_map_lookup_elem(&probe_map, &keys[0]);
+
+	vals[0] = v ? *v : IPC_PROBE_MISS;
+	return 0;
+}
+
+SEC("fentry/bpf_map_area_alloc_memcg")
+int BPF_PROG(count_tables)
+{
+	if (bpf_get_current_pid_tgid() >> 32 == pid)
+		tables++;
+	return 0;
+}
