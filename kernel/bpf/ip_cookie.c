@@ -196,18 +196,22 @@ static u32 ip_cookie_buckets(const struct ip_cookie_table *tbl)
 	return 1U << (64 - tbl->shift);
 }
 
-/* Most LIVE + DEAD slots a table of @buckets holds: 80%. */
+/* Most LIVE + DEAD slots a table of @buckets holds: 80%.  Tables have at
+ * most 2^28 buckets, so this does not overflow.
+ */
 static u32 ip_cookie_max_used(u32 buckets)
 {
-	return (u64)buckets * 4 / 5;
+	return buckets * 4 / 5;
 }
 
-/* Smallest table that holds @nr entries at or below @percent load. */
-static u32 ip_cookie_fit_buckets(u32 nr, u32 percent)
+/* Smallest table that holds @nr entries at or below 80% load, or at or
+ * below 50% if @half.
+ */
+static u32 ip_cookie_fit_buckets(u32 nr, bool half)
 {
 	u32 buckets = IP_COOKIE_MIN_BUCKETS;
 
-	while ((u64)buckets * percent / 100 < nr)
+	while ((half ? buckets / 2 : ip_cookie_max_used(buckets)) < nr)
 		buckets <<= 1;
 	return buckets;
 }
@@ -355,7 +359,8 @@ static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 	const int end = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
-	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(end, GOLDEN_RATIO_64) };
+	const u64 mul = GOLDEN_RATIO_64;
+	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(end, mul) };
 	struct bpf_insn *insn = insn_buf, *loop, *to_miss, *to_match;
 	struct bpf_insn *next, *to_next, *to_out;
 
@@ -602,8 +607,8 @@ static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic, u32 nr,
 
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 	buckets = max3(ip_cookie_buckets(tbl),
-		       ip_cookie_fit_buckets(ic->count + nr, 80),
-		       ip_cookie_fit_buckets(ic->count + 1, 50));
+		       ip_cookie_fit_buckets(ic->count + nr, false),
+		       ip_cookie_fit_buckets(ic->count + 1, true));
 	return ip_cookie_resize_nolock(ic, buckets, k, grave);
 }
 
@@ -775,7 +780,7 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic,
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 	buckets = ip_cookie_buckets(tbl);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5)
-		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count, 50),
+		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count, true),
 					NULL, grave);
 }
 

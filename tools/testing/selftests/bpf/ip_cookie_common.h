@@ -12,7 +12,7 @@
 #define IPC_TAG_PERF	0x7e570003ULL
 /* Keys a progs/ip_cookie_probe.c program looks up per round. */
 #define IPC_PROBE_KEYS	64
-#define IPC_PROBE_MAX	(1 << 16)
+#define IPC_PROBE_MAX	65536
 #define IPC_PROBE_MISS	(~0ULL)
 
 /* What the programs of one attach type saw. */
@@ -26,7 +26,7 @@ struct res {
 };
 
 #ifdef __bpf__
-/* ID of the BPF link the program runs under (patch 5). */
+/* ID of the BPF link the program runs under. */
 extern __u32 __ksym bpf_get_attach_link_id(void);
 #endif
 

@@ -1355,7 +1355,7 @@ static void test_probe_bound(void)
 {
 	struct ip_cookie_probe *adv = NULL, *ctl = NULL;
 	const __u32 n = 1200, k = IPC_PROBE_KEYS;
-	__u64 key, val, t_adv, t_ctl;
+	__u64 key, val, t, t_adv, t_ctl;
 	int fd_adv, fd_ctl;
 	__u32 i;
 
@@ -1393,8 +1393,17 @@ static void test_probe_bound(void)
 		adv->bss->keys[i] = colliding_ip(n - k + i);
 		ctl->bss->keys[i] = fake_ip(n - k + i);
 	}
-	t_adv = time_lookups(adv, 20);
-	t_ctl = time_lookups(ctl, 20);
+	/* Fastest of three alternating runs each, after a warm-up run. */
+	time_lookups(adv, 1);
+	time_lookups(ctl, 1);
+	t_adv = ~0ULL;
+	t_ctl = ~0ULL;
+	for (i = 0; i < 3; i++) {
+		t = time_lookups(adv, 10);
+		t_adv = t < t_adv ? t : t_adv;
+		t = time_lookups(ctl, 10);
+		t_ctl = t < t_ctl ? t : t_ctl;
+	}
 	for (i = 0; i < k; i++) {
 		ASSERT_EQ(adv->bss->vals[i], n - k + i, "prog_value_aimed");
 		ASSERT_EQ(ctl->bss->vals[i], n - k + i, "prog_value_control");
@@ -1539,7 +1548,7 @@ struct batch_arg {
 	int fd;
 	__u64 *keys, *vals;
 	int err;
-	volatile int done;
+	int done;
 };
 
 static void *batch_thread(void *p)
@@ -1564,7 +1573,7 @@ static void *single_thread(void *p)
 	}
 	if (!a->err)
 		a->err = bpf_map_delete_elem(a->fd, &key);
-	a->done = 1;
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1598,9 +1607,12 @@ static void test_batch_fault(void)
 		      "thread2")) {
 		started2 = true;
 		/* Give them 5 s while the batch stays blocked. */
-		for (i = 0; i < 500 && !single.done; i++)
+		for (i = 0; i < 500; i++) {
+			if (__atomic_load_n(&single.done, __ATOMIC_ACQUIRE))
+				break;
 			usleep(10000);
-		ASSERT_TRUE(single.done, "updates_while_batch_faults");
+		}
+		ASSERT_LT(i, 500, "updates_while_batch_faults");
 	}
 	ASSERT_OK(ipc_uffd_release(&u), "release");
 	pthread_join(th, NULL);
@@ -1622,7 +1634,7 @@ out_fd:
  */
 static void test_cache_lines(void)
 {
-	const char *written[] = { "count", "used", "lock" };
+	static const char * const written[] = { "count", "used", "lock" };
 	const struct btf_member *m;
 	const struct btf_type *t;
 	long tbl_off = -1, off;
@@ -1702,7 +1714,7 @@ void test_ip_cookie_verifier(void)
 	RUN_TESTS(ip_cookie_fail);
 }
 
-/* The large-scale check: run on the base kernel by `make test`. */
+/* The large-scale check: slow on a debug kernel, run it on a plain one. */
 void test_ip_cookie_scale(void)
 {
 	if (test__start_subtest("grow_shrink_100k"))

@@ -303,44 +303,60 @@ out_skel:
 	ip_cookie_link__destroy(skel);
 }
 
-static volatile int stop_loop;
-
-static void *getpgid_loop(void *arg)
+/* Wait up to 10 s for *@p to reach @val. */
+static bool wait_for(__u32 *p, __u32 val)
 {
-	while (!stop_loop)
-		syscall(__NR_getpgid, 0);
-	return NULL;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (__atomic_load_n(p, __ATOMIC_ACQUIRE) >= val)
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
-/* Attach and destroy a link again and again while another thread runs
- * its (slow) program in a loop.
+/* Destroy the link while its (non-sleepable) program runs on the other
+ * CPU, five times: the program reads its link after a long loop, when the
+ * link's release has long returned.  Another program keeps the trampoline
+ * registered: removing the last one would wait for the running program
+ * (synchronize_rcu_tasks()).  Calls to the traced function start only
+ * between two destructions, so they never race with the patching of its
+ * call site.
  */
 static void test_uaf_loop(void)
 {
+	struct bpf_link *link, *keeper;
 	struct ip_cookie_link *skel;
-	struct bpf_link *link;
 	pthread_t th;
+	__u32 id;
 	int i;
 
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
 	skel->bss->uaf_pid = getpid();
-	skel->bss->uaf_spin = 20000;
-	stop_loop = 0;
-	if (!ASSERT_OK(pthread_create(&th, NULL, getpgid_loop, NULL),
-		       "thread"))
+	skel->bss->uaf_spin = 1 << 22;
+	keeper = bpf_program__attach(skel->progs.uaf_keeper);
+	if (!ASSERT_OK_PTR(keeper, "attach_keeper"))
 		goto out;
-	for (i = 0; i < 30; i++) {
+	for (i = 0; i < 5; i++) {
 		link = bpf_program__attach(skel->progs.uaf_loop);
 		if (!ASSERT_OK_PTR(link, "attach"))
 			break;
-		usleep(5000);
+		id = link_id(link);
+		if (!ASSERT_OK(pthread_create(&th, NULL, getpgid_thread, NULL),
+			       "thread")) {
+			bpf_link__destroy(link);
+			break;
+		}
+		ASSERT_TRUE(wait_for(&skel->bss->uaf_started, i + 1), "started");
 		bpf_link__destroy(link);
+		pthread_join(th, NULL);
+		ASSERT_EQ(skel->bss->uaf_runs, i + 1, "runs");
+		ASSERT_EQ(skel->bss->uaf_link_id, id, "link_id_after_destroy");
 	}
-	stop_loop = 1;
-	pthread_join(th, NULL);
-	ASSERT_GT(skel->bss->uaf_runs, 0, "runs");
+	bpf_link__destroy(keeper);
 out:
 	ip_cookie_link__destroy(skel);
 }
@@ -505,8 +521,8 @@ static __u64 trampoline_addr(const char *func, __u64 *len)
 			found = addr;
 	rewind(f);
 	while (found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx", &addr) == 1 && addr > found &&
-		    addr < next)
+		if (sscanf(line, "%llx %*c %127s", &addr, name) == 2 &&
+		    addr > found && addr < next)
 			next = addr;
 	*len = next - found;
 out:

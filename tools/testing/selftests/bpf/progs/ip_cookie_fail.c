@@ -90,7 +90,7 @@ int lookup_percpu_from_prog(void *ctx)
 {
 	__u64 key = bpf_get_func_ip(ctx);
 
-	return bpf_map_lookup_percpu_elem(&ip_map, &key, 0) != NULL;
+	return !!bpf_map_lookup_percpu_elem(&ip_map, &key, 0);
 }
 
 static long count_elem(struct bpf_map *map, __u64 *key, __u64 *val, void *ctx)
@@ -100,7 +100,7 @@ static long count_elem(struct bpf_map *map, __u64 *key, __u64 *val, void *ctx)
 
 SEC("kprobe")
 __failure __msg("callback function not allowed for map")
-int for_each_from_prog(void *ctx)
+int iterate_from_prog(void *ctx)
 {
 	return bpf_for_each_map_elem(&ip_map, count_elem, NULL, 0);
 }
@@ -115,12 +115,12 @@ struct {
 
 /* The message lists what sleepable programs may use, ip_cookie included. */
 SEC("syscall")
-__failure __msg("Sleepable programs can only use array, hash, ringbuf, local storage, queue, stack, arena and ip_cookie maps")
+__failure __msg("ringbuf, local storage, queue, stack, arena and ip_cookie maps")
 int sleepable_trie(void *ctx)
 {
 	__u64 key = 1;
 
-	return bpf_map_lookup_elem(&trie, &key) != NULL;
+	return !!bpf_map_lookup_elem(&trie, &key);
 }
 
 SEC("syscall")

@@ -98,6 +98,7 @@ int uaf_pid;
 __u64 uaf_uaddr;
 __u32 uaf_link_id;
 __u32 uaf_runs;
+__u32 uaf_started;
 __u32 uaf_spin;
 
 /* Sleepable: blocks in a page fault on uaf_uaddr, then reads its link. */
@@ -115,6 +116,13 @@ int BPF_PROG(uaf_sleepable)
 	return 0;
 }
 
+/* Keeps the trampoline of __x64_sys_getpgid in place. */
+SEC("fentry/__x64_sys_getpgid")
+int BPF_PROG(uaf_keeper)
+{
+	return 0;
+}
+
 static int spin(__u32 i, void *ctx)
 {
 	return 0;
@@ -126,6 +134,7 @@ int BPF_PROG(uaf_loop)
 {
 	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
 		return 0;
+	__sync_fetch_and_add(&uaf_started, 1);
 	bpf_loop(uaf_spin, spin, NULL, 0);
 	uaf_link_id = bpf_get_attach_link_id();
 	uaf_runs++;
