@@ -359,14 +359,15 @@ static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 	const int end = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
-	const u64 mul = GOLDEN_RATIO_64;
-	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(end, mul) };
+	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(end, 0) };
 	struct bpf_insn *insn = insn_buf, *loop, *to_miss, *to_match;
 	struct bpf_insn *next, *to_next, *to_out;
 
 	if (!IS_ENABLED(CONFIG_64BIT) || map->key_size != sizeof(u64))
 		return -EOPNOTSUPP;
 	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
+	ld_mul[0].imm = lower_32_bits(GOLDEN_RATIO_64);
+	ld_mul[1].imm = upper_32_bits(GOLDEN_RATIO_64);
 
 	/* i = home = ((ip ^ tbl->seed) * GOLDEN_RATIO_64) >> tbl->shift */
 	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
