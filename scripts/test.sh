@@ -30,8 +30,10 @@ count() {	# count LOG VM_STATUS
 	out=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
 		sed '/^All error logs:$/,$d' | grep -E '^#[0-9]+ +[^/ ]+:(OK|FAIL|SKIP)' || true)
 	f=$(echo "$out" | grep -c ':FAIL')
-	passed=$((passed + $(echo "$out" | grep -c ':OK')))
-	skipped=$((skipped + $(echo "$out" | grep -c ':SKIP')))
+	# "name:OK (SKIP: 1/12)": a skipped subtest is not a pass.
+	passed=$((passed + $(echo "$out" | grep ':OK' | grep -vc '(SKIP:')))
+	skipped=$((skipped + $(echo "$out" | grep -c ':SKIP\|(SKIP:')))
+	echo "$out" | grep ':SKIP\|(SKIP:' | sed 's/^/test: skipped (not counted as passed): /' || true
 	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
 		echo "#vm      $(basename "$1" .log.txt):FAIL (exit $2: splat, timeout or runner error)"
 		f=1
