@@ -6,15 +6,17 @@
 #   KDIR=/path     use your own 6.12 tree as the pristine source
 #   TESTS="a b"    test_progs tests to run (default: ours + scripts/tests.list)
 #   VM_ACCEL=kvm|tcg, VM_TIMEOUT=seconds   see scripts/vm-run.sh
+#   SOAK_SECS=s    make soak: writer seconds per kernel (default 600)
 
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
-	bench bench-gen-lookup vm checkpatch patches check clean
+	soak bench bench-gen-lookup vm checkpatch patches check clean
 
 help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
+	@echo "make soak         ip_cookie_stress for minutes on the base and debug kernels (SOAK_SECS=600)"
 	@echo "make bench        run the benchmarks (scripts/bench.sh; QUICK=1: a few minutes)"
 	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
 	@echo "make vm           interactive shell in the debug-kernel VM"
@@ -57,6 +59,9 @@ test: deps
 
 test-full: deps
 	@scripts/test-full.sh
+
+soak: deps
+	@scripts/soak.sh
 
 bench: deps
 	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; else echo "bench: not yet (no scripts/bench.sh)"; fi

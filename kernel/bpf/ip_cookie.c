@@ -654,7 +654,9 @@ static void ip_cookie_locate_nolock(struct bpf_ip_cookie *ic,
 	}
 }
 
-/* Every operation from the syscall checks keys the same way. */
+/* Lookups, updates and deletes from the syscall check keys the same way;
+ * get_next_key takes any key as a position in the walk order.
+ */
 static int ip_cookie_check_key(const struct bpf_ip_cookie *ic,
 			       const struct bpf_ip_cookie_key *k)
 {
@@ -693,8 +695,12 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	if (!pos.live && ic->count >= ic->map.max_entries)
 		return -E2BIG;
 
+	/* Charged to the map's memcg: at its limit, fail the update rather
+	 * than invoke the cgroup's OOM killer, as the table allocations do.
+	 */
 	elem = bpf_map_kmalloc_node(&ic->map, ic->elem_size,
-				    GFP_KERNEL | __GFP_NOWARN,
+				    GFP_KERNEL | __GFP_NOWARN |
+				    __GFP_RETRY_MAYFAIL,
 				    ic->map.numa_node);
 	if (!elem)
 		return -ENOMEM;
@@ -848,16 +854,17 @@ static u32 ip_cookie_batch_chunk(u32 entry_size)
 	return max_t(u32, 1, IP_COOKIE_BATCH_BYTES / entry_size);
 }
 
-/* Copy keys [@from, @from + @nr) of a batch, and their values if @values,
- * into @buf as key, value pairs.  Called without ic->lock: a fault on a
- * user page stalls only this caller.
+/* Copy keys [@from, @from + @nr) of a batch, and their values of
+ * @value_size bytes (0: keys only, for a delete), into @buf as key, value
+ * pairs.  A NULL @values faults like any other bad pointer.  Called
+ * without ic->lock: a fault on a user page stalls only this caller.
  */
 static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
 				const void __user *keys,
-				const void __user *values, u32 from, u32 nr)
+				const void __user *values, u32 value_size,
+				u32 from, u32 nr)
 {
 	u32 key_size = ic->map.key_size;
-	u32 value_size = values ? ic->map.value_size : 0;
 	u32 i;
 
 	for (i = 0; i < nr; i++, buf += key_size + value_size) {
@@ -956,13 +963,14 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 		return -EFAULT;
 
 	chunk = min(nr, ip_cookie_batch_chunk(entry_size));
-	buf = kvmalloc(size_mul(chunk, entry_size), GFP_KERNEL);
+	buf = kvmalloc(size_mul(chunk, entry_size), GFP_USER | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 
 	while (cp < nr) {
 		n = min(chunk, nr - cp);
-		err = ip_cookie_batch_copy(ic, buf, keys, values, cp, n);
+		err = ip_cookie_batch_copy(ic, buf, keys, values,
+					   map->value_size, cp, n);
 		if (err)
 			break;
 		mutex_lock(&ic->lock);
@@ -1011,13 +1019,13 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 		return -EFAULT;
 
 	chunk = min(nr, ip_cookie_batch_chunk(key_size));
-	buf = kvmalloc(size_mul(chunk, key_size), GFP_KERNEL);
+	buf = kvmalloc(size_mul(chunk, key_size), GFP_USER | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 
 	while (cp < nr && !err) {
 		n = min(chunk, nr - cp);
-		err = ip_cookie_batch_copy(ic, buf, keys, NULL, cp, n);
+		err = ip_cookie_batch_copy(ic, buf, keys, NULL, 0, cp, n);
 		if (err)
 			break;
 		mutex_lock(&ic->lock);

@@ -10,6 +10,7 @@
 #define IPC_TAG_TP	0x7e570001ULL
 #define IPC_TAG_RAW_TP	0x7e570002ULL
 #define IPC_TAG_PERF	0x7e570003ULL
+#define IPC_TAG_TP_BTF	0x7e570004ULL
 /* Keys a progs/ip_cookie_probe.c program looks up per round. */
 #define IPC_PROBE_KEYS	64
 #define IPC_PROBE_MAX	65536

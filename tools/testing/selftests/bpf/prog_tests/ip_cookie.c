@@ -11,6 +11,7 @@
 #include <linux/perf_event.h>
 #include <bpf/btf.h>
 #include "cap_helpers.h"
+#include "cgroup_helpers.h"
 #include "trace_helpers.h"
 #include "ip_cookie_common.h"
 #include "ip_cookie_uffd.h"
@@ -329,6 +330,128 @@ static int walk_count(int fd)
 	return err == -ENOENT ? n : -1;
 }
 
+/* The map holds exactly fake_ip(i) -> i for i in [0, @end) but not in
+ * [@gap, @gap_end), as one pass of lookup batches sees it.
+ */
+static bool map_holds(int fd, __u32 end, __u32 gap, __u32 gap_end)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 cap = end + 64, total = 0, cnt, i;
+	__u64 *keys, *vals, batch;
+	bool ok = false;
+	char *seen;
+	int err;
+
+	keys = calloc(cap, sizeof(*keys));
+	vals = calloc(cap, sizeof(*vals));
+	seen = calloc(end, 1);
+	if (!keys || !vals || !seen)
+		goto out;
+	do {
+		cnt = cap - total;
+		if (!cnt)
+			goto out;	/* more entries than the model */
+		err = bpf_map_lookup_batch(fd, total ? &batch : NULL, &batch,
+					   keys + total, vals + total, &cnt,
+					   &opts);
+		total += cnt;
+	} while (!err);
+	if (err != -ENOENT)
+		goto out;
+	for (i = 0; i < total; i++) {
+		if (vals[i] >= end || keys[i] != fake_ip(vals[i]) ||
+		    seen[vals[i]] || (vals[i] >= gap && vals[i] < gap_end))
+			goto out;
+		seen[vals[i]] = 1;
+	}
+	ok = total == end - (gap_end - gap);
+out:
+	free(keys);
+	free(vals);
+	free(seen);
+	return ok;
+}
+
+/* A map fd opened read-only (BPF_F_RDONLY) or write-only (BPF_F_WRONLY)
+ * gets -EPERM for what it may not do, and the map is unchanged.
+ */
+static void test_fd_access(void)
+{
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, ro, .open_flags = BPF_F_RDONLY);
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, wo, .open_flags = BPF_F_WRONLY);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n, out;
+	__u64 key = fake_ip(1), next, val = 11, keys[2], vals[2];
+	int fd, rfd = -1, wfd = -1, cfd;
+
+	fd = create_map(8, 8, 16, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), "fill");
+	if (!ASSERT_OK(bpf_map_get_info_by_fd(fd, &info, &len), "info"))
+		goto out;
+	rfd = bpf_map_get_fd_by_id_opts(info.id, &ro);
+	wfd = bpf_map_get_fd_by_id_opts(info.id, &wo);
+	if (!ASSERT_GE(rfd, 0, "open_rdonly") || !ASSERT_GE(wfd, 0, "open_wronly"))
+		goto out;
+
+	/* Read-only: lookups and walks work, changes do not. */
+	val = 0;
+	ASSERT_OK(bpf_map_lookup_elem(rfd, &key, &val), "ro_lookup");
+	ASSERT_EQ(val, 11, "ro_value");
+	ASSERT_OK(bpf_map_get_next_key(rfd, NULL, &next), "ro_next");
+	val = 12;
+	ASSERT_EQ(bpf_map_update_elem(rfd, &key, &val, BPF_ANY), -EPERM,
+		  "ro_update");
+	ASSERT_EQ(bpf_map_delete_elem(rfd, &key), -EPERM, "ro_delete");
+	keys[0] = fake_ip(2);
+	vals[0] = 2;
+	n = 1;
+	ASSERT_EQ(bpf_map_update_batch(rfd, keys, vals, &n, NULL), -EPERM,
+		  "ro_update_batch");
+	n = 1;
+	ASSERT_EQ(bpf_map_delete_batch(rfd, &key, &n, NULL), -EPERM,
+		  "ro_delete_batch");
+
+	/* Write-only: changes work, reading does not. */
+	ASSERT_EQ(bpf_map_lookup_elem(wfd, &key, &val), -EPERM, "wo_lookup");
+	ASSERT_EQ(bpf_map_get_next_key(wfd, NULL, &next), -EPERM, "wo_next");
+	n = 2;
+	ASSERT_EQ(bpf_map_lookup_batch(wfd, NULL, &out, keys, vals, &n, NULL),
+		  -EPERM, "wo_lookup_batch");
+	val = 13;
+	ASSERT_OK(bpf_map_update_elem(wfd, &key, &val, BPF_EXIST), "wo_update");
+
+	/* Nothing the refused calls asked for happened. */
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "lookup");
+	ASSERT_EQ(val, 13, "value");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &keys[0], &val), -ENOENT, "not_added");
+	ASSERT_OK(bpf_map_delete_elem(wfd, &key), "wo_delete");
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "deleted");
+
+	/* A map created read-only for the syscall cannot be filled. */
+	cfd = create_map(8, 8, 16, BPF_F_RDONLY);
+	if (ASSERT_GE(cfd, 0, "create_rdonly")) {
+		ASSERT_EQ(bpf_map_update_elem(cfd, &key, &val, BPF_ANY), -EPERM,
+			  "created_rdonly_update");
+		close(cfd);
+	}
+	cfd = create_map(8, 8, 16, BPF_F_WRONLY);
+	if (ASSERT_GE(cfd, 0, "create_wronly")) {
+		ASSERT_OK(bpf_map_update_elem(cfd, &key, &val, BPF_ANY),
+			  "created_wronly_update");
+		ASSERT_EQ(bpf_map_lookup_elem(cfd, &key, &val), -EPERM,
+			  "created_wronly_lookup");
+		close(cfd);
+	}
+out:
+	if (rfd >= 0)
+		close(rfd);
+	if (wfd >= 0)
+		close(wfd);
+	close(fd);
+}
+
 static void test_batch(void)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
@@ -373,18 +496,54 @@ static void test_batch(void)
 	close(fd);
 }
 
+/* memory.current of the cgroup open at @cgfd, once it has held still for
+ * half a second, and at least a second from now: tables and elements are
+ * freed after RCU grace periods, vmalloc'd ones later still.
+ */
+static long long memcg_settled(int cgfd)
+{
+	long long v = -1, prev;
+	char buf[32];
+	int i, fd, n, still = 0;
+
+	for (i = 0; i < 200 && (i < 20 || still < 10); i++) {
+		prev = v;
+		fd = openat(cgfd, "memory.current", O_RDONLY);
+		if (fd < 0)
+			return -1;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -1;
+		buf[n] = 0;
+		v = atoll(buf);
+		still = v == prev ? still + 1 : 0;
+		usleep(50000);
+	}
+	return v;
+}
+
 /* Grow from empty to @max entries in batches, then shrink back to empty,
- * checking contents and that the reported memory follows the entries.
+ * checking contents and that the reported memory follows the entries,
+ * as map_mem_usage() says and as the memory cgroup is charged.
  */
 static void grow_shrink(__u32 max, __u32 step)
 {
-	long long empty, full, back;
+	/* memcg charges ahead in per-CPU batches of 64 pages */
+	long long slack = 64LL * getpagesize() * libbpf_num_possible_cpus();
+	long long empty, full, back, cg_before, cg_full, cg_after;
 	__u32 i;
-	int fd;
+	int fd = -1, cgfd;
 
+	/* Charges go to the cgroup of the map's creator. */
+	cgfd = cgroup_setup_and_join("/ip_cookie_memcg");
+	if (!ASSERT_GE(cgfd, 0, "memcg_join"))
+		return;
+	cg_before = memcg_settled(cgfd);
+	ASSERT_GE(cg_before, 0, "memory.current");
 	fd = create_map(8, 8, max, 0);
 	if (!ASSERT_GE(fd, 0, "create"))
-		return;
+		goto out;
 	empty = map_memlock(fd);
 	ASSERT_GT(empty, 0, "memlock_empty");
 	for (i = 0; i < max; i += step)
@@ -397,6 +556,15 @@ static void grow_shrink(__u32 max, __u32 step)
 	ASSERT_GE(full, empty + (long long)max * 24, "memlock_grew");
 	/* ...and the index stays at or above 40% load. */
 	ASSERT_LE(full, empty + (long long)max * (40 + 16), "memlock_bounded");
+	/* The cgroup pays for what the map reports, give or take the
+	 * allocator's rounding and the per-CPU charge batches.
+	 */
+	cg_full = memcg_settled(cgfd);
+	if (!ASSERT_GE(cg_full - cg_before, full - slack, "memcg_charged") ||
+	    !ASSERT_LE(cg_full - cg_before, full + full / 2 + slack,
+		       "memcg_bounded"))
+		printf("%s: memory.current +%lld, memlock %lld, slack %lld\n",
+		       __func__, cg_full - cg_before, full, slack);
 
 	for (i = 0; i < max; i += step)
 		if (!ASSERT_OK(drain_batch(fd, i, i + step), "shrink"))
@@ -404,8 +572,208 @@ static void grow_shrink(__u32 max, __u32 step)
 	ASSERT_EQ(walk_count(fd), 0, "walk_empty");
 	back = map_memlock(fd);
 	ASSERT_EQ(back, empty, "memlock_back");
-out:
 	close(fd);
+	fd = -1;
+	/* Freeing the map, from a work item after RCU grace periods,
+	 * returns every charge.
+	 */
+	for (i = 0; i < 5; i++) {
+		kern_sync_rcu();
+		cg_after = memcg_settled(cgfd);
+		if (cg_after - cg_before <= slack)
+			break;
+	}
+	if (!ASSERT_LE(cg_after - cg_before, slack, "memcg_uncharged"))
+		printf("%s: memory.current %lld before, %lld after\n",
+		       __func__, cg_before, cg_after);
+out:
+	if (fd >= 0)
+		close(fd);
+	close(cgfd);
+	cleanup_cgroup_environment();
+}
+
+#define MEMCG_VSIZE	256
+/* Batches of memcg_limit, touched before the limit is set */
+static __u64 memcg_keys[1000];
+static __u8 memcg_vals[1000 * MEMCG_VSIZE];
+
+/* Add batches of 1000 keys from fake_ip(@from), valued i in the first 8 of
+ * @vsize bytes, until one fails.  Returns the error, or 1 if @to was
+ * reached; *@end is the first key not added.
+ */
+static int memcg_fill(int fd, __u32 vsize, __u32 from, __u32 to, __u32 *end)
+{
+	__u32 n, i;
+	int err = 1;
+
+	while (from < to) {
+		n = to - from < 1000 ? to - from : 1000;
+		for (i = 0; i < n; i++) {
+			memcg_keys[i] = fake_ip(from + i);
+			*(__u64 *)(memcg_vals + i * vsize) = from + i;
+		}
+		err = bpf_map_update_batch(fd, memcg_keys, memcg_vals, &n, NULL);
+		from += n;
+		if (err)
+			break;
+		err = 1;
+	}
+	*end = from;
+	return err;
+}
+
+/* The map of MEMCG_VSIZE values holds exactly fake_ip(0..@end - 1) */
+static bool memcg_holds(int fd, __u32 end)
+{
+	__u8 buf[MEMCG_VSIZE];
+	__u64 key, next;
+	__u32 i, n = 0;
+	int err;
+
+	for (i = 0; i < end; i++) {
+		key = fake_ip(i);
+		if (bpf_map_lookup_elem(fd, &key, buf) || *(__u64 *)buf != i)
+			return false;
+	}
+	err = bpf_map_get_next_key(fd, NULL, &next);
+	while (!err) {
+		n++;
+		key = next;
+		err = bpf_map_get_next_key(fd, &key, &next);
+	}
+	return err == -ENOENT && n == end;
+}
+
+/* Counter @name of memory.events in the cgroup open at @cgfd; -1 if none */
+static long long memcg_event(int cgfd, const char *name)
+{
+	long long v = -1, n;
+	char key[32];
+	FILE *f;
+	int fd;
+
+	fd = openat(cgfd, "memory.events", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	while (fscanf(f, "%31s %lld", key, &n) == 2)
+		if (!strcmp(key, name))
+			v = n;
+	fclose(f);
+	return v;
+}
+
+/* Write @max to memory.max, open at @fd beforehand: at the limit, opening
+ * a file is an allocation the cgroup pays for.
+ */
+static int memcg_set_max(int fd, long long max)
+{
+	char buf[32];
+	int len;
+
+	len = max == LLONG_MAX ? snprintf(buf, sizeof(buf), "max") :
+				 snprintf(buf, sizeof(buf), "%lld", max);
+	return pwrite(fd, buf, len, 0) == len ? 0 : -EIO;
+}
+
+/* In a child in the cgroup open at @cgfd: reach its memory.max through
+ * new elements in an index that has room for them, then through the
+ * growth of the index.  Exit 0 if both stopped with -ENOMEM and the map
+ * held exactly what the batch counts said, else a code for what failed.
+ */
+static int memcg_limit_child(int cgfd)
+{
+	long long cur;
+	int fd, mfd, err;
+	__u32 end;
+
+	/* "0" moves the writer */
+	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		return 10;
+	close(fd);
+	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	if (mfd < 0)
+		return 10;
+
+	/* 14,500 entries take 32,768 buckets, with room for 11,700 more
+	 * elements of 256 bytes: 3 MB, more than the per-CPU charge batches
+	 * and the frees of the smaller tables can hide.
+	 */
+	fd = create_map(8, MEMCG_VSIZE, 1 << 20, 0);
+	if (fd < 0)
+		return 11;
+	if (memcg_fill(fd, MEMCG_VSIZE, 0, 14500, &end) != 1)
+		return 12;
+	kern_sync_rcu();
+	cur = memcg_settled(cgfd);
+	if (cur < 0 || memcg_set_max(mfd, cur + 65536))
+		return 13;
+	err = memcg_fill(fd, MEMCG_VSIZE, 14500, 26000, &end);
+	/* Checking allocates user memory: not under the limit */
+	if (memcg_set_max(mfd, LLONG_MAX))
+		return 13;
+	if (err != -ENOMEM)
+		return err == 1 ? 14 : 15;
+	if (!memcg_holds(fd, end))
+		return 16;
+	close(fd);
+
+	/* A new map grows until its next index does not fit. */
+	kern_sync_rcu();
+	cur = memcg_settled(cgfd);
+	if (cur < 0 || memcg_set_max(mfd, cur + (2 << 20)))
+		return 17;
+	fd = create_map(8, 8, 1 << 20, 0);
+	if (fd < 0)
+		return 18;
+	err = memcg_fill(fd, sizeof(__u64), 0, 1 << 20, &end);
+	if (memcg_set_max(mfd, LLONG_MAX))
+		return 17;
+	if (err != -ENOMEM)
+		return err == 1 ? 19 : 20;
+	return map_holds(fd, end, 0, 0) ? 0 : 21;
+}
+
+/* Growth that reaches the memory cgroup's limit fails with -ENOMEM: the
+ * allocations must not invoke the cgroup's OOM killer.
+ */
+static void test_memcg_limit(void)
+{
+	int status, err, cgfd = -1;
+	pid_t pid;
+
+	err = setup_cgroup_environment();
+	if (!ASSERT_OK(err, "cgroup_setup"))
+		return;
+	cgfd = create_and_get_cgroup("/ip_cookie_limit");
+	if (!ASSERT_GE(cgfd, 0, "cgroup_create"))
+		goto out;
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out;
+	if (pid == 0)
+		_exit(memcg_limit_child(cgfd));
+	if (!ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid"))
+		goto out;
+	/* (6.12's ASSERT_FAIL() passes: not used) */
+	if (!ASSERT_FALSE(WIFSIGNALED(status), "child_not_killed"))
+		printf("%s: child killed by signal %d\n", __func__,
+		       WTERMSIG(status));
+	else
+		ASSERT_EQ(WEXITSTATUS(status), 0, "child_enomem_consistent");
+	/* The cgroup's OOM handling was never entered, killing or not */
+	ASSERT_EQ(memcg_event(cgfd, "oom"), 0, "memory.events_oom");
+	ASSERT_EQ(memcg_event(cgfd, "oom_kill"), 0, "memory.events_oom_kill");
+out:
+	if (cgfd >= 0)
+		close(cgfd);
+	cleanup_cgroup_environment();
 }
 
 static void test_grow_shrink(void)
@@ -517,41 +885,64 @@ static int write_file(const char *path, const char *val)
 }
 
 #define FAILSLAB "/sys/kernel/debug/failslab/"
+#define FAIL_PAGE "/sys/kernel/debug/fail_page_alloc/"
 
-/* Fail this task's slab allocations once @space bytes have been allocated;
- * @space < 0 stops failing.  @fd is /proc/self/make-it-fail, opened
- * beforehand: opening it would allocate.
- */
-static int failslab(int fd, long space)
+static int write_attr(const char *dir, const char *name, const char *val)
 {
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	return write_file(path, val);
+}
+
+/* Fail this task's allocations of the kind of @dir (FAILSLAB: bytes from
+ * slab; FAIL_PAGE: pages of any order) once @space bytes or pages have
+ * been allocated; @space < 0 stops failing.  @fd is
+ * /proc/self/make-it-fail, opened beforehand: opening it would allocate.
+ */
+static int inject(int fd, const char *dir, long space)
+{
+	bool page = !strcmp(dir, FAIL_PAGE);
+	const char *other = page ? FAILSLAB : FAIL_PAGE;
 	char buf[32];
 
 	if (space < 0)
 		return pwrite(fd, "0", 1, 0) == 1 ? 0 : -errno;
 	snprintf(buf, sizeof(buf), "%ld", space);
-	if (write_file(FAILSLAB "ignore-gfp-wait", "N") ||
-	    write_file(FAILSLAB "task-filter", "Y") ||
-	    write_file(FAILSLAB "verbose", "0") ||
-	    write_file(FAILSLAB "probability", "100") ||
-	    write_file(FAILSLAB "interval", "1") ||
-	    write_file(FAILSLAB "times", "-1") ||
-	    write_file(FAILSLAB "space", buf))
+	if (page &&
+	    (write_attr(dir, "min-order", "0") ||
+	     write_attr(dir, "ignore-gfp-highmem", "N")))
+		return -EIO;
+	if ((!access(other, F_OK) && write_attr(other, "probability", "0")) ||
+	    write_attr(dir, "ignore-gfp-wait", "N") ||
+	    write_attr(dir, "task-filter", "Y") ||
+	    write_attr(dir, "verbose", "0") ||
+	    write_attr(dir, "probability", "100") ||
+	    write_attr(dir, "interval", "1") ||
+	    write_attr(dir, "times", "-1") ||
+	    write_attr(dir, "space", buf))
 		return -EIO;
 	return pwrite(fd, "1", 1, 0) == 1 ? 0 : -errno;
 }
 
-/* CONFIG_FAILSLAB=y in /proc/config.gz (IKCONFIG_PROC, in both configs) */
-static bool kernel_has_failslab(void)
+static int failslab(int fd, long space)
 {
-	char line[256];
+	return inject(fd, FAILSLAB, space);
+}
+
+/* CONFIG_@opt=y in /proc/config.gz (IKCONFIG_PROC, in both configs) */
+static bool kernel_config_has(const char *opt)
+{
+	char line[256], want[128];
 	bool found = false;
 	FILE *f;
 
+	snprintf(want, sizeof(want), "CONFIG_%s=y\n", opt);
 	f = popen("zcat /proc/config.gz 2>/dev/null", "r");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
-		if (!strcmp(line, "CONFIG_FAILSLAB=y\n"))
+		if (!strcmp(line, want))
 			found = true;
 	pclose(f);
 	return found;
@@ -584,7 +975,7 @@ static void test_enomem_unchanged(void)
 
 	if (access(FAILSLAB "space", W_OK)) {
 		/* A kernel built with failslab must run this test. */
-		if (!ASSERT_FALSE(kernel_has_failslab(), "failslab_missing"))
+		if (!ASSERT_FALSE(kernel_config_has("FAILSLAB"), "failslab_missing"))
 			return;
 		test__skip();	/* not a debug kernel: no failslab */
 		return;
@@ -642,6 +1033,137 @@ out:
 	failslab(ffd, -1);
 	close(fd);
 out_ffd:
+	close(ffd);
+}
+
+/* Batch updates and deletes of @m keys next to @n others fail, under
+ * growing fault budgets of @step, until they succeed: each failure is
+ * -ENOMEM and leaves exactly the first @count entries of the batch done.
+ * Returns the failures seen in the update batches, in @pre those that
+ * failed before any entry went in (the index grown ahead of the batch).
+ */
+static int batch_faults(int ffd, const char *dir, __u32 n, __u32 m,
+			long step, int *pre)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 *keys, *vals;
+	int fd, err = -1, fails = 0, i;
+	__u32 cnt;
+	long space;
+
+	*pre = 0;
+	fd = create_map(8, 8, n + m, 0);
+	keys = calloc(m, sizeof(*keys));
+	vals = calloc(m, sizeof(*vals));
+	if (!ASSERT_GE(fd, 0, "create") || !ASSERT_OK_PTR(keys, "calloc") ||
+	    !ASSERT_OK_PTR(vals, "calloc") ||
+	    !ASSERT_OK(fill_batch(fd, 0, n, BPF_NOEXIST), "fill"))
+		goto out;
+	for (i = 0; i < m; i++) {
+		keys[i] = fake_ip(n + i);
+		vals[i] = n + i;
+	}
+
+	for (space = 0; err; space += step) {
+		cnt = m;
+		if (!ASSERT_OK(inject(ffd, dir, space), "inject"))
+			goto out;
+		err = bpf_map_update_batch(fd, keys, vals, &cnt, &opts);
+		inject(ffd, dir, -1);
+		if (!err)
+			break;
+		fails++;
+		*pre += !cnt;
+		if (!ASSERT_EQ(err, -ENOMEM, "update_batch_enomem") ||
+		    !ASSERT_TRUE(map_holds(fd, n + cnt, 0, 0), "update_batch_count") ||
+		    !ASSERT_OK(drain_batch(fd, n, n + cnt), "undo"))
+			goto out;
+	}
+	ASSERT_TRUE(map_holds(fd, n + m, 0, 0), "update_batch_done");
+
+	for (err = -1, space = 0; err; space += step) {
+		cnt = m;
+		if (!ASSERT_OK(inject(ffd, dir, space), "inject"))
+			goto out;
+		err = bpf_map_delete_batch(fd, keys, &cnt, NULL);
+		inject(ffd, dir, -1);
+		if (!err)
+			break;
+		if (!ASSERT_EQ(err, -ENOMEM, "delete_batch_enomem") ||
+		    !ASSERT_TRUE(map_holds(fd, n + m, n, n + cnt),
+				 "delete_batch_count") ||
+		    !ASSERT_OK(fill_batch(fd, n, n + cnt, BPF_NOEXIST), "undo"))
+			goto out;
+	}
+	ASSERT_TRUE(map_holds(fd, n, 0, 0), "delete_batch_done");
+out:
+	inject(ffd, dir, -1);
+	free(keys);
+	free(vals);
+	if (fd >= 0)
+		close(fd);
+	return fails;
+}
+
+/* Map creation under faults: -ENOMEM until it succeeds (kmemleak, run by
+ * the VM at the end, reports what a failed creation leaked).
+ */
+static int create_faults(int ffd, const char *dir, __u32 max, long step)
+{
+	int fd = -1, fails = 0;
+	long space;
+
+	for (space = 0; fd < 0; space += step) {
+		if (!ASSERT_OK(inject(ffd, dir, space), "inject"))
+			return -1;
+		fd = create_map(8, 8, max, 0);
+		inject(ffd, dir, -1);
+		if (fd >= 0)
+			break;
+		fails++;
+		if (!ASSERT_EQ(fd, -ENOMEM, "create_enomem"))
+			return -1;
+	}
+	ASSERT_TRUE(map_holds(fd, 0, 0, 0), "created_empty");
+	ASSERT_OK(fill_batch(fd, 0, 100, BPF_NOEXIST), "created_fill");
+	close(fd);
+	return fails;
+}
+
+/* Failed slab and page allocations in batches (the index grown ahead of
+ * a batch, entries in the middle of it, deletes that shrink) and in map
+ * creation.  Tables past the kmalloc costly order come from vmalloc, which
+ * only page faults reach.
+ */
+static void test_faults(void)
+{
+	int ffd, fails, pre;
+
+	if (access(FAILSLAB "space", W_OK) || access(FAIL_PAGE "space", W_OK)) {
+		/* A kernel built with fault injection must run this test. */
+		if (!ASSERT_FALSE(kernel_config_has("FAILSLAB") ||
+				  kernel_config_has("FAIL_PAGE_ALLOC"),
+				  "fault_injection_missing"))
+			return;
+		test__skip();
+		return;
+	}
+	ffd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (!ASSERT_GE(ffd, 0, "make-it-fail"))
+		return;
+
+	/* 12 + 100 entries: 16 buckets grow to 256, the elements one by one */
+	fails = batch_faults(ffd, FAILSLAB, 12, 100, 32, &pre);
+	ASSERT_GE(pre, 1, "slab_failed_before_batch");
+	ASSERT_GT(fails, pre, "slab_failed_mid_batch");
+	/* 1000 + 4000: 2048 buckets (kmalloc) grow to 8192 (vmalloc, 128 KiB)
+	 * and shrink back after the delete.
+	 */
+	fails = batch_faults(ffd, FAIL_PAGE, 1000, 4000, 1, &pre);
+	ASSERT_GE(pre, 1, "page_failed_before_batch");
+
+	ASSERT_GE(create_faults(ffd, FAILSLAB, 1 << 20, 8), 1, "create_slab");
+	ASSERT_GE(create_faults(ffd, FAIL_PAGE, 1 << 20, 1), 0, "create_page");
 	close(ffd);
 }
 
@@ -737,28 +1259,41 @@ out:
 static void subtest_kprobe(struct ip_cookie *skel, const __u64 *ips)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = 1);
-	struct bpf_link *l1, *l2;
+	struct bpf_link *l1, *l2, *l3;
+	struct res *r = &skel->bss->res_koff;
 
 	l1 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kprobe,
 					     "bpf_fentry_test1", &opts);
 	opts.retprobe = true;
 	l2 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kretprobe,
 					     "bpf_fentry_test1", &opts);
+	/* Past the 5-byte __fentry__ call (and the 4-byte endbr64 of IBT). */
+	opts.retprobe = false;
+	opts.offset = kernel_config_has("X86_KERNEL_IBT") ? 9 : 5;
+	l3 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kprobe_offset,
+					     "bpf_fentry_test1", &opts);
 	if (ASSERT_OK_PTR(l1, "attach_kprobe") &&
-	    ASSERT_OK_PTR(l2, "attach_kretprobe")) {
+	    ASSERT_OK_PTR(l2, "attach_kretprobe") &&
+	    ASSERT_OK_PTR(l3, "attach_kprobe_offset")) {
 		trigger_fentry_tests(skel);
 		check_res(&skel->bss->res_kprobe, 1, ips, "kprobe");
 		check_res(&skel->bss->res_kretprobe, 1, ips, "kretprobe");
+		/* bpf_get_func_ip() is 0 there, and 0 is never found. */
+		ASSERT_GE(r->hits[0], 1, "offset_hits");
+		ASSERT_EQ(r->missed[0], r->hits[0], "offset_missed");
+		ASSERT_EQ(r->ip[0], 0, "offset_ip");
+		ASSERT_EQ(r->bad_cookie, 0, "offset_cookie");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
+	bpf_link__destroy(l3);
 }
 
 static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
 {
 	LIBBPF_OPTS(bpf_trace_opts, opts, .cookie = 1);
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
-	struct bpf_link *l1, *l2, *l3;
+	struct bpf_link *l1, *l2, *l3, *l4;
 	__u64 mod_ret_ip[1];
 	int fd = bpf_map__fd(skel->maps.ip_map);
 	__u64 val = 1;
@@ -769,9 +1304,11 @@ static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
 	l1 = bpf_program__attach_trace_opts(skel->progs.ipc_fentry, &opts);
 	l2 = bpf_program__attach_trace_opts(skel->progs.ipc_fexit, &opts);
 	l3 = bpf_program__attach_trace_opts(skel->progs.ipc_fmod_ret, &opts);
+	l4 = bpf_program__attach_trace_opts(skel->progs.ipc_fentry_s, &opts);
 	if (ASSERT_OK_PTR(l1, "attach_fentry") &&
 	    ASSERT_OK_PTR(l2, "attach_fexit") &&
-	    ASSERT_OK_PTR(l3, "attach_fmod_ret")) {
+	    ASSERT_OK_PTR(l3, "attach_fmod_ret") &&
+	    ASSERT_OK_PTR(l4, "attach_fentry_s")) {
 		trigger_fentry_tests(skel);
 		/* Test-running fmod_ret calls bpf_modify_return_test(). */
 		ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ipc_fmod_ret),
@@ -779,10 +1316,12 @@ static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
 		check_res(&skel->bss->res_fentry, 1, ips, "fentry");
 		check_res(&skel->bss->res_fexit, 1, ips, "fexit");
 		check_res(&skel->bss->res_fmod_ret, 1, mod_ret_ip, "fmod_ret");
+		check_res(&skel->bss->res_fentry_s, 1, ips, "fentry_s");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
 	bpf_link__destroy(l3);
+	bpf_link__destroy(l4);
 }
 
 noinline int ip_cookie_utarget1(int x)
@@ -801,7 +1340,7 @@ static void subtest_uprobe(struct ip_cookie *skel)
 {
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, mopts);
 	LIBBPF_OPTS(bpf_uprobe_opts, opts);
-	struct bpf_link *l1 = NULL, *l2 = NULL, *l3 = NULL;
+	struct bpf_link *l1, *l2, *l3, *l4, *l5;
 	const char *syms[2] = { "ip_cookie_utarget1", "ip_cookie_utarget2" };
 	__u64 cookies[2] = { 1, 2 };
 	__u64 ips[2];
@@ -823,26 +1362,41 @@ static void subtest_uprobe(struct ip_cookie *skel)
 	mopts.cnt = 2;
 	l3 = bpf_program__attach_uprobe_multi(skel->progs.ipc_uprobe_multi, -1,
 					      "/proc/self/exe", NULL, &mopts);
+	/* Return probes: the function's address, not the return address */
+	opts.retprobe = true;
+	l4 = bpf_program__attach_uprobe_opts(skel->progs.ipc_uretprobe, 0,
+					     "/proc/self/exe", 0, &opts);
+	mopts.retprobe = true;
+	l5 = bpf_program__attach_uprobe_multi(skel->progs.ipc_uretprobe_multi,
+					      -1, "/proc/self/exe", NULL, &mopts);
 	if (ASSERT_OK_PTR(l1, "attach_uprobe") &&
 	    ASSERT_OK_PTR(l2, "attach_uprobe_sleep") &&
-	    ASSERT_OK_PTR(l3, "attach_uprobe_multi")) {
+	    ASSERT_OK_PTR(l3, "attach_uprobe_multi") &&
+	    ASSERT_OK_PTR(l4, "attach_uretprobe") &&
+	    ASSERT_OK_PTR(l5, "attach_uretprobe_multi")) {
 		ip_cookie_utarget1(1);
 		ip_cookie_utarget2(2);
 		check_res(&skel->bss->res_uprobe, 1, ips, "uprobe");
 		check_res(&skel->bss->res_uprobe_sleep, 1, ips, "uprobe_sleepable");
 		check_res(&skel->bss->res_uprobe_multi, 2, ips, "uprobe_multi");
+		check_res(&skel->bss->res_uretprobe, 1, ips, "uretprobe");
+		check_res(&skel->bss->res_uretprobe_multi, 2, ips,
+			  "uretprobe_multi");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
 	bpf_link__destroy(l3);
+	bpf_link__destroy(l4);
+	bpf_link__destroy(l5);
 }
 
 static void subtest_tracepoints(struct ip_cookie *skel)
 {
 	LIBBPF_OPTS(bpf_raw_tracepoint_opts, ropts, .cookie = 1);
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = 1);
+	LIBBPF_OPTS(bpf_trace_opts, topts, .cookie = 1);
 	int fd = bpf_map__fd(skel->maps.ip_map);
-	struct bpf_link *l1, *l2;
+	struct bpf_link *l1, *l2, *l3;
 	__u64 key, val = 1;
 	pid_t child;
 
@@ -851,12 +1405,16 @@ static void subtest_tracepoints(struct ip_cookie *skel)
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_tp");
 	key = IPC_TAG_RAW_TP;
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_raw_tp");
+	key = IPC_TAG_TP_BTF;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill_tp_btf");
 
 	l1 = bpf_program__attach_tracepoint_opts(skel->progs.ipc_tp, "task",
 						 "task_newtask", &opts);
 	l2 = bpf_program__attach_raw_tracepoint_opts(skel->progs.ipc_raw_tp,
 						     "task_newtask", &ropts);
-	if (ASSERT_OK_PTR(l1, "attach_tp") && ASSERT_OK_PTR(l2, "attach_raw_tp")) {
+	l3 = bpf_program__attach_trace_opts(skel->progs.ipc_tp_btf, &topts);
+	if (ASSERT_OK_PTR(l1, "attach_tp") && ASSERT_OK_PTR(l2, "attach_raw_tp") &&
+	    ASSERT_OK_PTR(l3, "attach_tp_btf")) {
 		child = fork();
 		if (child == 0)
 			_exit(0);
@@ -864,9 +1422,11 @@ static void subtest_tracepoints(struct ip_cookie *skel)
 			waitpid(child, NULL, 0);
 		check_res(&skel->bss->res_tp, 1, NULL, "tracepoint");
 		check_res(&skel->bss->res_raw_tp, 1, NULL, "raw_tp");
+		check_res(&skel->bss->res_tp_btf, 1, NULL, "tp_btf");
 	}
 	bpf_link__destroy(l1);
 	bpf_link__destroy(l2);
+	bpf_link__destroy(l3);
 }
 
 /* A perf_event program looks up from the event's overflow handler: NMI
@@ -884,6 +1444,10 @@ static bool subtest_perf_event(struct ip_cookie *skel, bool nmi)
 		.type = nmi ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
 		.config = nmi ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 100000,
+		/* Enabled once attached: perf stores the program before its
+		 * cookie, so an overflow in between would run it with none.
+		 */
+		.disabled = 1,
 	};
 	int fd = bpf_map__fd(skel->maps.ip_map), pfd;
 	struct bpf_link *link;
@@ -899,7 +1463,8 @@ static bool subtest_perf_event(struct ip_cookie *skel, bool nmi)
 	memset(&skel->bss->res_perf, 0, sizeof(skel->bss->res_perf));
 	link = bpf_program__attach_perf_event_opts(skel->progs.ipc_perf, pfd,
 						   &opts);
-	if (ASSERT_OK_PTR(link, "attach_perf")) {
+	if (ASSERT_OK_PTR(link, "attach_perf") &&
+	    ASSERT_OK(ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0), "enable")) {
 		/* Burn CPU time in this task until the event fires. */
 		for (i = 0; i < 10000000 && !skel->bss->res_perf.hits[0]; i++)
 			(void)getppid();
@@ -1035,16 +1600,50 @@ out:
 	ip_cookie__destroy(skel);
 }
 
+/* Translated instructions of @prog_fd with opcode @code and immediate
+ * @imm; for a helper call, @imm 0 means any helper.
+ */
+static int count_insns(int prog_fd, __u8 code, __s32 imm)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), i;
+	struct bpf_insn *insns;
+	int n = 0;
+
+	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len))
+		return -1;
+	insns = calloc(info.xlated_prog_len, 1);
+	if (!insns)
+		return -1;
+	len = info.xlated_prog_len;
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = len;
+	info.xlated_prog_insns = ptr_to_u64(insns);
+	len = sizeof(info);
+	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len)) {
+		free(insns);
+		return -1;
+	}
+	for (i = 0; i < info.xlated_prog_len / sizeof(*insns); i++)
+		if (insns[i].code == code &&
+		    (code == (BPF_JMP | BPF_CALL) ?
+		     !insns[i].src_reg && (!imm || insns[i].imm == imm) :
+		     insns[i].imm == imm))
+			n++;
+	free(insns);
+	return n;
+}
+
 /* IP_COOKIE maps as inner maps: the inlined lookup must use the seed and
  * index of the map found at run time, each inner map having its own seed.
  */
 static void test_inner_map(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
-	int inner[IPC_NR_INNER], outer, i, j, err;
+	int inner[IPC_NR_INNER], outer, prog, i, j, err;
+	__u64 ip, val, base, *sum, *missed;
 	struct bpf_link *link = NULL;
 	struct ip_cookie *skel;
-	__u64 ip, val, *sum, *missed;
 
 	for (i = 0; i < IPC_NR_INNER; i++)
 		inner[i] = -1;
@@ -1078,6 +1677,22 @@ static void test_inner_map(void)
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
 	trigger_fentry_tests(skel);
+
+	/* The inner lookups are inlined: no call to the map's lookup
+	 * function (a call's immediate is its offset from __bpf_call_base)
+	 * nor to the generic helper.
+	 */
+	prog = bpf_program__fd(skel->progs.ipc_inner);
+	base = ksym("__bpf_call_base");
+	for (i = 0; i < 2; i++) {
+		ip = ksym(i ? "bpf_map_lookup_elem" : "ip_cookie_map_lookup_elem");
+		ASSERT_EQ(count_insns(prog, BPF_JMP | BPF_CALL, (__s32)(ip - base)),
+			  0, i ? "inlined_no_helper" : "inlined_no_call");
+	}
+	/* The same count sees a call the program does make. */
+	ip = ksym("bpf_get_current_pid_tgid");
+	ASSERT_EQ(count_insns(prog, BPF_JMP | BPF_CALL, (__s32)(ip - base)), 1,
+		  "control_call_seen");
 
 	sum = skel->bss->inner_sum;
 	missed = skel->bss->inner_missed;
@@ -1115,6 +1730,76 @@ static char *run_cmd(const char *cmd)
 		return NULL;
 	}
 	return out;
+}
+
+/* Output of bpftool @args for the map of id @id; NULL on failure */
+static char *bpftool_map(const char *bpftool, const char *args, __u32 id)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s %s id %u 2>&1", bpftool, args, id);
+	return run_cmd(cmd);
+}
+
+/* {ip, link_id} keys, with BTF (plain and JSON) and as hex without */
+static void bpftool_dump_key16(struct ip_cookie *skel, const char *bpftool)
+{
+	struct bpf_ip_cookie_key key = { .ip = 0xffffffff81000040ULL,
+					 .link_id = 7 };
+	const char *key_hex = "40 00 00 81 ff ff ff ff  07 00 00 00 00 00 00 00";
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char want[128], *out;
+	__u64 val = 4242;
+	int fd;
+
+	fd = bpf_map__fd(skel->maps.link_keyed_map);
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill16");
+	if (!ASSERT_OK(bpf_map_get_info_by_fd(fd, &info, &len), "info16"))
+		return;
+	out = bpftool_map(bpftool, "map dump", info.id);
+	if (ASSERT_OK_PTR(out, "bpftool_plain16")) {
+		if (env.verbosity > VERBOSE_NONE)
+			printf("%s", out);
+		snprintf(want, sizeof(want), "\"ip\": %llu", key.ip);
+		ASSERT_OK_PTR(strstr(out, want), "plain16_ip");
+		ASSERT_OK_PTR(strstr(out, "\"link_id\": 7,"), "plain16_link");
+		ASSERT_OK_PTR(strstr(out, "\"reserved\": 0"), "plain16_reserved");
+		ASSERT_OK_PTR(strstr(out, "\"value\": 4242"), "plain16_value");
+		free(out);
+	}
+	out = bpftool_map(bpftool, "-j map dump", info.id);
+	if (ASSERT_OK_PTR(out, "bpftool_json16")) {
+		if (env.verbosity > VERBOSE_NONE)
+			printf("%s\n", out);
+		snprintf(want, sizeof(want),
+			 "\"key\":{\"ip\":%llu,\"link_id\":7,\"reserved\":0}",
+			 key.ip);
+		ASSERT_OK_PTR(strstr(out, want), "json16_key");
+		ASSERT_OK_PTR(strstr(out, "\"value\":4242"), "json16_value");
+		free(out);
+	}
+
+	/* Without BTF: the key's bytes, in two groups of eight */
+	fd = create_map(16, 8, 4, 0);
+	if (!ASSERT_GE(fd, 0, "create16"))
+		return;
+	val = 42;
+	len = sizeof(info);
+	memset(&info, 0, sizeof(info));
+	if (ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill16_hex") &&
+	    ASSERT_OK(bpf_map_get_info_by_fd(fd, &info, &len), "info16_hex")) {
+		out = bpftool_map(bpftool, "map dump", info.id);
+		if (ASSERT_OK_PTR(out, "bpftool_hex16")) {
+			if (env.verbosity > VERBOSE_NONE)
+				printf("%s", out);
+			snprintf(want, sizeof(want),
+				 "key: %s  value: 2a 00 00 00 00 00 00 00", key_hex);
+			ASSERT_OK_PTR(strstr(out, want), "hex16_dump");
+			free(out);
+		}
+	}
+	close(fd);
 }
 
 /* bpftool pretty-prints the map with its BTF, plain and as JSON. */
@@ -1181,6 +1866,7 @@ static void test_bpftool_dump(void)
 		free(out);
 	}
 	unlink(pin);
+	bpftool_dump_key16(skel, bpftool);
 out:
 	ip_cookie__destroy(skel);
 }
@@ -1473,39 +2159,6 @@ static void test_zero_seed_perm(void)
 	cap_enable_effective(caps, NULL);
 }
 
-/* Translated instructions of @prog_fd with opcode @code and, unless it is
- * a helper call (any helper), immediate @imm.
- */
-static int count_insns(int prog_fd, __u8 code, __s32 imm)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), i;
-	struct bpf_insn *insns;
-	int n = 0;
-
-	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len))
-		return -1;
-	insns = calloc(info.xlated_prog_len, 1);
-	if (!insns)
-		return -1;
-	len = info.xlated_prog_len;
-	memset(&info, 0, sizeof(info));
-	info.xlated_prog_len = len;
-	info.xlated_prog_insns = ptr_to_u64(insns);
-	len = sizeof(info);
-	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len)) {
-		free(insns);
-		return -1;
-	}
-	for (i = 0; i < info.xlated_prog_len / sizeof(*insns); i++)
-		if (insns[i].code == code &&
-		    (code == (BPF_JMP | BPF_CALL) ? !insns[i].src_reg :
-						    insns[i].imm == imm))
-			n++;
-	free(insns);
-	return n;
-}
-
 /* Load lookup_one and lookup_keys on map @fd; NULL on failure. */
 static struct ip_cookie_probe *probe_on_map(int fd)
 {
@@ -1665,6 +2318,223 @@ out_fd:
 	close(arg.fd);
 }
 
+/* Wait until the map of id @id is gone: its last reference was dropped */
+static bool map_gone(__u32 id)
+{
+	int i, fd;
+
+	for (i = 0; i < 100; i++) {
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0)
+			return fd == -ENOENT;
+		close(fd);
+		kern_sync_rcu();
+		usleep(10000);
+	}
+	return false;
+}
+
+static __u32 map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* Looks keys fake_ip(0..63) up through @skel: all found with their index */
+static bool probe_finds_all(struct ip_cookie_probe *skel)
+{
+	int i;
+
+	skel->bss->rounds = 1;
+	for (i = 0; i < IPC_PROBE_KEYS; i++)
+		skel->bss->keys[i] = fake_ip(i);
+	if (!time_lookups(skel, 1))
+		return false;
+	for (i = 0; i < IPC_PROBE_KEYS; i++)
+		if (skel->bss->vals[i] != i)
+			return false;
+	return true;
+}
+
+struct swap_ctx {
+	int outer;
+	bool stop;	/* accessed with __atomic builtins */
+	int swaps;	/* accessed with __atomic builtins */
+	int err;
+};
+
+/* Replace inner map 0 by a new one, valued 1000 + j or 2000 + j as
+ * @swaps is even or odd: the map replaced is freed while programs may
+ * look into it.
+ */
+static int swap_inner(int outer, int swaps)
+{
+	__u32 zero = 0;
+	__u64 ip, val;
+	int fd, j, err = 0;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_inner", sizeof(__u64),
+			    sizeof(__u64), 64, NULL);
+	if (fd < 0)
+		return fd;
+	for (j = 0; j < NR_FUNCS && !err; j++) {
+		ip = ksym_get_addr(fentry_funcs[j]);
+		val = (swaps % 2 + 1) * 1000 + j;
+		err = bpf_map_update_elem(fd, &ip, &val, BPF_NOEXIST);
+	}
+	if (!err)
+		err = bpf_map_update_elem(outer, &zero, &fd, BPF_ANY);
+	close(fd);
+	return err;
+}
+
+static void *inner_swapper(void *arg)
+{
+	struct swap_ctx *c = arg;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED) && !c->err) {
+		c->err = swap_inner(c->outer, c->swaps);
+		__atomic_add_fetch(&c->swaps, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Inner maps replaced, and freed, while a program looks into them: every
+ * lookup finds one of the two sets of values, none misses.
+ */
+static void lifetime_inner_swap(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct swap_ctx c = {};
+	struct bpf_link *link = NULL;
+	struct ip_cookie *skel;
+	__u64 runs = 0, rest;
+	pthread_t thread;
+	bool started = false;
+	int i;
+
+	skel = ip_cookie__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	c.outer = bpf_map__fd(skel->maps.outer_map);
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		goto out;
+	/* Slot 0 filled before the program runs; slot 1 stays empty. */
+	if (!ASSERT_OK(swap_inner(c.outer, 0), "first_inner"))
+		goto out;
+	opts.syms = (const char **)fentry_funcs;
+	opts.cnt = NR_FUNCS;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.ipc_inner,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach") ||
+	    !ASSERT_OK(pthread_create(&thread, NULL, inner_swapper, &c), "thread"))
+		goto out;
+	started = true;
+	/* Each replacement waits for an RCU grace period: slow when emulated */
+	for (i = 0; i < 100 ||
+	     (__atomic_load_n(&c.swaps, __ATOMIC_RELAXED) < 3 && i < 5000);
+	     i++, runs++)
+		trigger_fentry_tests(skel);
+out:
+	if (started) {
+		__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
+		pthread_join(thread, NULL);
+		ASSERT_OK(c.err, "swapper");
+		ASSERT_GE(c.swaps, 2, "swaps");
+		/* Each hit adds 1000 + j or 2000 + j: what is left over the
+		 * 1000s must be the sum of j.
+		 */
+		ASSERT_EQ(skel->bss->inner_missed[0], 0, "inner_missed");
+		rest = skel->bss->inner_sum[0] - runs * NR_FUNCS * (NR_FUNCS - 1) / 2;
+		ASSERT_EQ(rest % 1000, 0, "values_of_one_map");
+		ASSERT_GE(rest / 1000, runs * NR_FUNCS, "values_low");
+		ASSERT_LE(rest / 1000, 2 * runs * NR_FUNCS, "values_high");
+	}
+	bpf_link__destroy(link);
+	ip_cookie__destroy(skel);
+}
+
+/* Who keeps a map: programs, after every fd is closed; a pin, after the
+ * fds; and a map resizing while programs that use it load and unload, and
+ * while inner maps are replaced under a program, loses nothing.  KASAN and
+ * kmemleak watch the frees.
+ */
+static void test_lifetimes(void)
+{
+	const char *pin = "/sys/fs/bpf/ipc_lifetime";
+	struct resize_ctx ctx = { .fd = -1 };
+	struct ip_cookie_probe *skel;
+	bool started = false;
+	pthread_t thread;
+	int fd, nfd, i;
+	__u32 id;
+
+	/* Held by the program only */
+	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(fd, 0, "create") ||
+	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill"))
+		return;
+	id = map_id(fd);
+	skel = probe_on_map(fd);
+	close(fd);
+	if (!skel)
+		return;
+	/* Swap the skeleton's own map fd for /dev/null: libbpf closes that */
+	nfd = open("/dev/null", O_RDONLY);
+	if (ASSERT_GE(nfd, 0, "devnull")) {
+		dup2(nfd, bpf_map__fd(skel->maps.probe_map));
+		close(nfd);
+	}
+	kern_sync_rcu();
+	ASSERT_TRUE(probe_finds_all(skel), "no_fd_lookups");
+	ip_cookie_probe__destroy(skel);
+	ASSERT_TRUE(map_gone(id), "freed_with_program");
+
+	/* Held by a pin only */
+	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(fd, 0, "create") ||
+	    !ASSERT_OK(fill_batch(fd, 0, 1000, BPF_NOEXIST), "fill"))
+		return;
+	id = map_id(fd);
+	unlink(pin);
+	ASSERT_OK(bpf_obj_pin(fd, pin), "pin");
+	close(fd);
+	fd = bpf_obj_get(pin);
+	if (ASSERT_GE(fd, 0, "obj_get")) {
+		ASSERT_EQ(walk_count(fd), 1000, "pinned_contents");
+		close(fd);
+	}
+	ASSERT_OK(unlink(pin), "unpin");
+	ASSERT_TRUE(map_gone(id), "freed_with_pin");
+
+	/* Programs loaded and unloaded while the index is rebuilt */
+	ctx.fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(ctx.fd, 0, "create") ||
+	    !ASSERT_OK(fill_batch(ctx.fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill") ||
+	    !ASSERT_OK(pthread_create(&thread, NULL, resizer, &ctx), "thread"))
+		goto out;
+	started = true;
+	for (i = 0; i < 10; i++) {
+		skel = probe_on_map(ctx.fd);
+		if (!skel)
+			break;
+		ASSERT_TRUE(probe_finds_all(skel), "lookups_while_resizing");
+		ip_cookie_probe__destroy(skel);
+	}
+out:
+	if (started) {
+		__atomic_store_n(&ctx.stop, true, __ATOMIC_RELAXED);
+		pthread_join(thread, NULL);
+		ASSERT_OK(ctx.err, "resizer");
+	}
+	if (ctx.fd >= 0)
+		close(ctx.fd);
+	lifetime_inner_swap();
+}
+
 /* What user space reads in BTF of the map's own struct: the fields every
  * lookup reads are on another cache line than those every update writes.
  */
@@ -1709,18 +2579,24 @@ void test_ip_cookie(void)
 		test_bad_attrs();
 	if (test__start_subtest("syscall_ops"))
 		test_syscall_ops();
+	if (test__start_subtest("fd_access"))
+		test_fd_access();
 	if (test__start_subtest("link_keys"))
 		test_link_keys();
 	if (test__start_subtest("batch"))
 		test_batch();
 	if (test__start_subtest("grow_shrink"))
 		test_grow_shrink();
+	if (test__start_subtest("memcg_limit"))
+		test_memcg_limit();
 	if (test__start_subtest("single_resize"))
 		test_single_resize();
 	if (test__start_subtest("walk_during_resize"))
 		test_walk_during_resize();
 	if (test__start_subtest("enomem_unchanged"))
 		test_enomem_unchanged();
+	if (test__start_subtest("faults"))
+		test_faults();
 	if (test__start_subtest("prog_types"))
 		test_prog_types();
 	if (test__start_subtest("writes_survive_resize"))
@@ -1743,6 +2619,8 @@ void test_ip_cookie(void)
 		test_batch_fault();
 	if (test__start_subtest("cache_lines"))
 		test_cache_lines();
+	if (test__start_subtest("lifetimes"))
+		test_lifetimes();
 	if (test__start_subtest("perf_event_nmi"))
 		test_perf_event_nmi();
 }

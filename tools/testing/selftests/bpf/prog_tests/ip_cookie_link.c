@@ -125,6 +125,60 @@ out:
 	ip_cookie_link__destroy(skel);
 }
 
+/* Return probes see the link ID too: a kretprobe.multi link on functions
+ * 1..4 and a kprobe.session link, whose program also runs at return, on
+ * functions 3..6.
+ */
+static void test_kretprobe_multi(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct bpf_link *a = NULL, *b = NULL;
+	__u64 want[64] = {}, ips[NR_FUNCS];
+	struct ip_cookie_link *skel;
+	__u32 ida, idb;
+	int fd, i;
+
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->pid = getpid();
+	fd = bpf_map__fd(skel->maps.link_map);
+	for (i = 0; i < NR_FUNCS; i++)
+		ips[i] = ksym_get_addr(funcs[i]);
+
+	opts.syms = (const char **)funcs;
+	opts.cnt = 4;
+	opts.retprobe = true;
+	a = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kretmulti,
+						  NULL, &opts);
+	opts.syms = (const char **)funcs + 2;
+	opts.retprobe = false;
+	opts.session = true;
+	b = bpf_program__attach_kprobe_multi_opts(skel->progs.link_session,
+						  NULL, &opts);
+	if (!ASSERT_OK_PTR(a, "attach_kretmulti") ||
+	    !ASSERT_OK_PTR(b, "attach_session"))
+		goto out;
+	ida = link_id(a);
+	idb = link_id(b);
+	for (i = 0; i < 4; i++) {
+		add_entry(fd, ips[i], ida, i + 1);
+		add_entry(fd, ips[i + 2], idb, 16 + i + 3);
+		want[i + 1] = RUNS;
+		want[16 + i + 3] = 2 * RUNS;	/* entry and return */
+	}
+	trigger(skel, RUNS);
+	check_hits(skel, want, "return_links");
+	ASSERT_EQ(skel->bss->seen_link_id[0], ida, "seen_kretmulti");
+	ASSERT_EQ(skel->bss->seen_link_id[1], idb, "seen_session");
+out:
+	bpf_link__destroy(a);
+	bpf_link__destroy(b);
+	ip_cookie_link__destroy(skel);
+}
+
 /* Two programs on one function, plus fexit and fmod_ret: four links. */
 static void test_trampoline(void)
 {
@@ -597,6 +651,8 @@ void test_ip_cookie_link(void)
 {
 	if (test__start_subtest("kprobe_multi"))
 		test_kprobe_multi();
+	if (test__start_subtest("kretprobe_multi"))
+		test_kretprobe_multi();
 	if (test__start_subtest("trampoline"))
 		test_trampoline();
 	if (test__start_subtest("uprobe_multi"))

@@ -26,6 +26,14 @@ struct {
 	__type(value, __u64);
 } count_map SEC(".maps");
 
+/* {ip, link_id} keys, for bpftool's dump of a 16-byte key with its BTF */
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 8);
+	__type(key, struct bpf_ip_cookie_key);
+	__type(value, __u64);
+} link_keyed_map SEC(".maps");
+
 /* Inner maps: each has its own seed, which an inlined lookup must take
  * from the map it looks into, not from the template the verifier saw.
  */
@@ -51,6 +59,8 @@ struct res res_kprobe, res_kretprobe, res_kmulti, res_kretmulti;
 struct res res_sess_entry, res_sess_return, res_fentry, res_fexit;
 struct res res_fmod_ret, res_uprobe, res_uprobe_multi, res_uprobe_sleep;
 struct res res_tp, res_raw_tp, res_perf;
+struct res res_uretprobe, res_uretprobe_multi, res_tp_btf, res_fentry_s;
+struct res res_koff;
 __u64 count_missed;
 
 static __always_inline void record(struct res *r, void *ctx, __u64 key)
@@ -79,6 +89,16 @@ SEC("kprobe")
 int BPF_KPROBE(ipc_kprobe)
 {
 	record(&res_kprobe, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+/* Attached past the function's entry: bpf_get_func_ip() is 0, which is
+ * never a key, so every hit is a miss.
+ */
+SEC("kprobe")
+int ipc_kprobe_offset(struct pt_regs *ctx)
+{
+	record(&res_koff, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
@@ -126,6 +146,14 @@ int BPF_PROG(ipc_fexit, int a, int ret)
 	return 0;
 }
 
+/* Sleepable: the lookup runs under rcu_read_lock_trace() */
+SEC("fentry.s/bpf_fentry_test1")
+int BPF_PROG(ipc_fentry_s, int a)
+{
+	record(&res_fentry_s, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
 SEC("fmod_ret/bpf_modify_return_test")
 int BPF_PROG(ipc_fmod_ret, int a, int *b, int ret)
 {
@@ -147,6 +175,20 @@ int ipc_uprobe_multi(struct pt_regs *ctx)
 	return 0;
 }
 
+SEC("uretprobe")
+int ipc_uretprobe(struct pt_regs *ctx)
+{
+	record(&res_uretprobe, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("uretprobe.multi")
+int ipc_uretprobe_multi(struct pt_regs *ctx)
+{
+	record(&res_uretprobe_multi, ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
 SEC("uprobe.s")
 int ipc_uprobe_sleep(struct pt_regs *ctx)
 {
@@ -165,6 +207,14 @@ SEC("raw_tp/task_newtask")
 int ipc_raw_tp(void *ctx)
 {
 	record(&res_raw_tp, ctx, IPC_TAG_RAW_TP);
+	return 0;
+}
+
+/* bpf_get_func_ip() is not offered to tp_btf programs: a tag, as above */
+SEC("tp_btf/task_newtask")
+int ipc_tp_btf(void *ctx)
+{
+	record(&res_tp_btf, ctx, IPC_TAG_TP_BTF);
 	return 0;
 }
 

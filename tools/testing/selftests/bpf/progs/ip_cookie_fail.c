@@ -21,6 +21,14 @@ struct {
 	__type(value, __u64);
 } ro_map SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 8);
+	__uint(map_flags, BPF_F_WRONLY_PROG);
+	__type(key, __u64);
+	__type(value, __u64);
+} wo_map SEC(".maps");
+
 SEC("kprobe")
 __failure __msg("map_update_elem: ip_cookie maps are changed only by the bpf syscall")
 int update_from_prog(void *ctx)
@@ -59,6 +67,30 @@ int read_rdonly_prog(void *ctx)
 {
 	__u64 key = bpf_get_func_ip(ctx);
 	__u64 *v = bpf_map_lookup_elem(&ro_map, &key);
+
+	return v ? *v : 0;
+}
+
+/* A write-only map's values are written through the lookup's pointer... */
+SEC("kprobe")
+__success
+int write_wronly_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+	__u64 *v = bpf_map_lookup_elem(&wo_map, &key);
+
+	if (v)
+		*v = 1;
+	return 0;
+}
+
+/* ...and never read. */
+SEC("kprobe")
+__failure __msg("read from map forbidden")
+int read_wronly_prog(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx);
+	__u64 *v = bpf_map_lookup_elem(&wo_map, &key);
 
 	return v ? *v : 0;
 }

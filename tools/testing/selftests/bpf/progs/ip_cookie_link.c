@@ -51,6 +51,21 @@ int link_kmulti(struct pt_regs *ctx)
 	return 0;
 }
 
+SEC("kretprobe.multi")
+int link_kretmulti(struct pt_regs *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+/* Runs at entry and at return, under the same link each time. */
+SEC("kprobe.session")
+int link_session(struct pt_regs *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
 SEC("uprobe.multi")
 int link_umulti(struct pt_regs *ctx)
 {
