@@ -43,6 +43,9 @@ esac
 
 ACCEL=$("$ROOT/scripts/vm-accel.sh")
 APPEND="console=ttyS0,115200 panic=-1 log_buf_len=16M"
+# Debug kernel: freed memory is zeroed at once, so a program (whose JITed
+# loads KASAN does not check) reading memory freed too early sees it.
+[ "$FLAVOR" = debug ] && APPEND="$APPEND init_on_free=1"
 case $ACCEL in
 kvm)	ACCEL_OPT=kvm ;;
 tcg)	ACCEL_OPT=tcg,thread=multi

@@ -2318,6 +2318,69 @@ out_fd:
 	close(arg.fd);
 }
 
+static void *hold_thread(void *p)
+{
+	struct ip_cookie_probe *skel = p;
+
+	return (void *)(long)bpf_prog_test_run_opts(bpf_program__fd(skel->progs.hold_elem),
+						    NULL);
+}
+
+/* An element deleted, and an index replaced, while a program holds them
+ * are freed only after the program is done.  The program blocks in a page
+ * fault (userfaultfd) in between.  The debug VM boots with init_on_free=1:
+ * memory freed early reads back as zeroes (KASAN does not check the loads
+ * of JITed code).
+ */
+static void test_grace_period(void)
+{
+	struct ip_cookie_probe *skel;
+	struct ipc_uffd u;
+	pthread_t thread;
+	void *ret = NULL;
+	int fd, err;
+
+	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(fd, 0, "create") ||
+	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill"))
+		goto out_fd;
+	skel = probe_on_map(fd);
+	if (!skel)
+		goto out_fd;
+	if (!ASSERT_OK(ipc_uffd_open(&u), "userfaultfd"))
+		goto out_skel;
+	skel->bss->hold_key = fake_ip(7);
+	skel->bss->hold_uaddr = (__u64)(unsigned long)u.page;
+	if (!ASSERT_OK(pthread_create(&thread, NULL, hold_thread, skel), "thread"))
+		goto out_uffd;
+	err = ipc_uffd_wait(&u, 10000);
+	if (ASSERT_OK(err, "program_blocked")) {
+		/* Delete the key, grow the index, shrink it: what they
+		 * replace would be freed early, then reused.
+		 */
+		ASSERT_OK(bpf_map_delete_elem(fd, &skel->bss->hold_key), "delete");
+		ASSERT_OK(fill_batch(fd, 1000, 1100, BPF_NOEXIST), "grow");
+		ASSERT_OK(drain_batch(fd, 1000, 1100), "shrink");
+		kern_sync_rcu();
+		usleep(200000);
+	}
+	ASSERT_OK(ipc_uffd_release(&u), "release");
+	pthread_join(thread, &ret);
+	ASSERT_OK((long)ret, "test_run");
+	ASSERT_EQ(skel->bss->hold_first, 7, "value_before");
+	ASSERT_EQ(skel->bss->hold_last, 7, "value_after_delete");
+	ASSERT_EQ(skel->bss->hold_tbl_replaced, 1, "index_replaced");
+	ASSERT_NEQ(skel->bss->hold_slot_first, 0, "slot_before");
+	ASSERT_EQ(skel->bss->hold_slot_last, skel->bss->hold_slot_first,
+		  "slot_after_replace");
+out_uffd:
+	ipc_uffd_close(&u);
+out_skel:
+	ip_cookie_probe__destroy(skel);
+out_fd:
+	close(fd);
+}
+
 /* Wait until the map of id @id is gone: its last reference was dropped */
 static bool map_gone(__u32 id)
 {
@@ -2619,6 +2682,8 @@ void test_ip_cookie(void)
 		test_batch_fault();
 	if (test__start_subtest("cache_lines"))
 		test_cache_lines();
+	if (test__start_subtest("grace_period"))
+		test_grace_period();
 	if (test__start_subtest("lifetimes"))
 		test_lifetimes();
 	if (test__start_subtest("perf_event_nmi"))

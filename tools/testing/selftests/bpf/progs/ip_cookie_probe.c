@@ -55,6 +55,38 @@ int lookup_one(void *ctx)
 	return 0;
 }
 
+/* grace_period: hold_elem looks hold_key up and reads a used slot of the
+ * index, then blocks in a page fault on hold_uaddr while user space
+ * deletes the key and replaces the index, then reads both again: neither
+ * may have been freed under the program.
+ */
+__u64 hold_key, hold_uaddr, hold_first, hold_last;
+__u64 hold_slot_first, hold_slot_last, hold_tbl_replaced;
+
+SEC("syscall")
+int hold_elem(void *ctx)
+{
+	__u64 *v = bpf_map_lookup_elem(&probe_map, &hold_key);
+	struct bpf_ip_cookie *ic = (struct bpf_ip_cookie *)&probe_map;
+	struct ip_cookie_table *tbl = ic->tbl;
+	__u64 ip = 0;
+	char buf[8];
+	int i;
+
+	if (!v)
+		return 0;
+	hold_first = *v;
+	for (i = 0; i < 64 && !ip; i++)
+		bpf_probe_read_kernel(&ip, sizeof(ip), &tbl->slots[i].ip);
+	hold_slot_first = ip;
+	bpf_copy_from_user(buf, sizeof(buf), (void *)hold_uaddr);
+	hold_last = *v;
+	bpf_probe_read_kernel(&ip, sizeof(ip), &tbl->slots[i - 1].ip);
+	hold_slot_last = ip;
+	hold_tbl_replaced = ic->tbl != tbl;
+	return 0;
+}
+
 SEC("fentry/bpf_map_area_alloc_memcg")
 int BPF_PROG(count_tables)
 {
