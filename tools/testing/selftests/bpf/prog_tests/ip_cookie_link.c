@@ -62,6 +62,25 @@ static void check_hits(struct ip_cookie_link *skel, const __u64 *want,
 			printf("%s: value %d\n", name, i);
 }
 
+/* The skeleton, loaded, counting hits of this process; @ips gets the
+ * addresses of funcs[].
+ */
+static struct ip_cookie_link *open_skel(__u64 *ips)
+{
+	struct ip_cookie_link *skel;
+	int i;
+
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return NULL;
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return NULL;
+	skel->bss->pid = getpid();
+	for (i = 0; i < NR_FUNCS; i++)
+		ips[i] = ksym_get_addr(funcs[i]);
+	return skel;
+}
+
 /* Link A on functions 1..6, link B on 3..8: 3..6 are hooked twice. */
 static void test_kprobe_multi(void)
 {
@@ -73,15 +92,10 @@ static void test_kprobe_multi(void)
 	__u32 ida, idb, n;
 	int fd, i;
 
-	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+	skel = open_skel(ips);
+	if (!skel)
 		return;
-	skel = ip_cookie_link__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "skel_load"))
-		return;
-	skel->bss->pid = getpid();
 	fd = bpf_map__fd(skel->maps.link_map);
-	for (i = 0; i < NR_FUNCS; i++)
-		ips[i] = ksym_get_addr(funcs[i]);
 
 	opts.syms = (const char **)funcs;
 	opts.cnt = 6;
@@ -138,15 +152,10 @@ static void test_kretprobe_multi(void)
 	__u32 ida, idb;
 	int fd, i;
 
-	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+	skel = open_skel(ips);
+	if (!skel)
 		return;
-	skel = ip_cookie_link__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "skel_load"))
-		return;
-	skel->bss->pid = getpid();
 	fd = bpf_map__fd(skel->maps.link_map);
-	for (i = 0; i < NR_FUNCS; i++)
-		ips[i] = ksym_get_addr(funcs[i]);
 
 	opts.syms = (const char **)funcs;
 	opts.cnt = 4;
