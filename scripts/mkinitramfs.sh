@@ -28,6 +28,11 @@ done
 cp "$ROOT/scripts/guest-init.sh" "$STAGE/init"
 chmod 755 "$STAGE/init"
 
+# Not while build-selftests.sh relinks them: it holds this lock.
+if [ -d "$MINI" ]; then
+	exec 8> "$MINI.lock"
+	flock 8
+fi
 for f in test_progs bench urandom_read liburandom_read.so uprobe_multi; do
 	[ -f "$MINI/$f" ] && cp "$MINI/$f" "$STAGE/bpf/"
 done
@@ -49,6 +54,7 @@ if [ -f "$MINI/bpf_testmod.ko" ] &&
    [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" = "$(realpath -m "${VM_KBUILD:-none}")" ]; then
 	cp "$MINI/bpf_testmod.ko" "$STAGE/bpf/"
 fi
+[ -d "$MINI" ] && exec 8>&-
 [ -n "${VM_EXTRA_FILES:-}" ] && cp -r $VM_EXTRA_FILES "$STAGE/bpf/"
 
 # Shared libraries, at their host paths (ld.so included).
