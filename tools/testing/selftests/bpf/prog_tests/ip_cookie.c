@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -523,6 +524,28 @@ static long long memcg_settled(int cgfd)
 	return v;
 }
 
+/* What the memory cgroup charges for a kmalloc-8 object beyond its 8 bytes:
+ * the slab's metadata (KASAN, red zones: large on the debug kernel, as
+ * /sys/kernel/slab says) and the object's obj_cgroup pointer.
+ */
+static long long slab8_extra(void)
+{
+	long long size = 8;
+	char buf[32];
+	int fd, n;
+
+	fd = open("/sys/kernel/slab/kmalloc-cg-8/slab_size", O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			size = atoll(buf);
+		}
+	}
+	return size - 8 + sizeof(void *);
+}
+
 /* Grow from empty to @max entries in batches, then shrink back to empty,
  * checking contents and that the reported memory follows the entries,
  * as map_mem_usage() says and as the memory cgroup is charged.
@@ -531,9 +554,17 @@ static void grow_shrink(__u32 max, __u32 step)
 {
 	/* memcg charges ahead in per-CPU batches of 64 pages */
 	long long slack = 64LL * getpagesize() * libbpf_num_possible_cpus();
-	long long empty, full, back, cg_before, cg_full, cg_after;
+	long long empty, full, back, cg_before, cg_full, cg_after, extra;
 	__u32 i;
 	int fd = -1, cgfd;
+
+	/* The test's own buffers are charged to the cgroup too: have malloc
+	 * map and unmap every large one, rather than keep it in a heap
+	 * that grows with the largest buffer freed so far.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	/* Elements of an 8-byte value are kmalloc-8 objects. */
+	extra = slab8_extra();
 
 	/* Charges go to the cgroup of the map's creator. */
 	cgfd = cgroup_setup_and_join("/ip_cookie_memcg");
@@ -550,7 +581,13 @@ static void grow_shrink(__u32 max, __u32 step)
 		if (!ASSERT_OK(fill_batch(fd, i, i + step, BPF_NOEXIST), "grow"))
 			goto out;
 	ASSERT_EQ(fill_batch(fd, max, max + 1, BPF_ANY), -E2BIG, "cap");
-	ASSERT_EQ(walk_count(fd), max, "walk_full");
+	/* Lookup batches see every key once with its value; a key-by-key
+	 * walk checks the same for the smaller size (two syscalls a key
+	 * are minutes on the debug kernel at 1M).
+	 */
+	ASSERT_TRUE(map_holds(fd, max, 0, 0), "batch_full");
+	if (max <= 100000)
+		ASSERT_EQ(walk_count(fd), max, "walk_full");
 	full = map_memlock(fd);
 	/* At least 16 bytes of index and 8 of value per entry... */
 	ASSERT_GE(full, empty + (long long)max * 24, "memlock_grew");
@@ -561,14 +598,16 @@ static void grow_shrink(__u32 max, __u32 step)
 	 */
 	cg_full = memcg_settled(cgfd);
 	if (!ASSERT_GE(cg_full - cg_before, full - slack, "memcg_charged") ||
-	    !ASSERT_LE(cg_full - cg_before, full + full / 2 + slack,
-		       "memcg_bounded"))
-		printf("%s: memory.current +%lld, memlock %lld, slack %lld\n",
-		       __func__, cg_full - cg_before, full, slack);
+	    !ASSERT_LE(cg_full - cg_before,
+		       full + max * extra + full / 10 + slack,
+		       "memcg_bounded") || env.verbosity > VERBOSE_NONE)
+		printf("%s: memory.current +%lld, memlock %lld, slab extra %lld, slack %lld\n",
+		       __func__, cg_full - cg_before, full, extra, slack);
 
 	for (i = 0; i < max; i += step)
 		if (!ASSERT_OK(drain_batch(fd, i, i + step), "shrink"))
 			goto out;
+	ASSERT_TRUE(map_holds(fd, 0, 0, 0), "batch_empty");
 	ASSERT_EQ(walk_count(fd), 0, "walk_empty");
 	back = map_memlock(fd);
 	ASSERT_EQ(back, empty, "memlock_back");
@@ -2695,7 +2734,10 @@ void test_ip_cookie_verifier(void)
 	RUN_TESTS(ip_cookie_fail);
 }
 
-/* The large-scale check: slow on a debug kernel, run it on a plain one. */
+/* The large-scale check: batch operations only, so that it fits the debug
+ * kernel's time (make test); scripts/test.sh BASE=1 runs it on the base
+ * kernel as well.
+ */
 void test_ip_cookie_scale(void)
 {
 	if (test__start_subtest("grow_shrink_100k"))
