@@ -61,9 +61,10 @@ scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 
 if [ -n "$all" ]; then
 	cmd="./test_progs -t $all"
-	# The sample tool counts its own sleep: one line, one result.
-	smoke="./ipc_funccount -d 1 -n 5 do_nanosleep > /tmp/fc.out 2>&1; cat /tmp/fc.out;"
-	smoke="$smoke if grep -qE '^ +[1-9][0-9]* do_nanosleep\$' /tmp/fc.out;"
+	# The sample tool counts 100 reads of /dev/zero started once it
+	# prints that it is tracing: one line, one result.
+	smoke="./ipc_funccount -d 2 -n 5 read_zero | { read -r l; dd if=/dev/zero of=/dev/null bs=1 count=100 2>/dev/null; cat; } > /tmp/fc.out 2>&1; cat /tmp/fc.out;"
+	smoke="$smoke if grep -qE '^ +100 read_zero\$' /tmp/fc.out;"
 	smoke="$smoke then echo '#0       sample_ipc_funccount:OK';"
 	smoke="$smoke else echo '#0       sample_ipc_funccount:FAIL'; fi"
 	cmd="$cmd; rc=\$?; $smoke; exit \$rc"

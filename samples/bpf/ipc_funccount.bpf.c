@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Count calls of many kernel functions with one kprobe.multi program.
  * The per-function counter lives in a BPF_MAP_TYPE_IP_COOKIE map keyed by
- * the function's address and is incremented in place.
+ * the function's address and is incremented in place: programs may only
+ * look the map up, user space adds the entries before attaching.
+ *
+ * ipc_fc_cookie does the same through bpf_get_attach_cookie(), the index of
+ * the function's counter in an ARRAY map, for comparison (--cookie).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -16,15 +20,37 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set to the number of functions */
+	__type(key, __u32);
+	__type(value, __u64);
+} cookie_counts SEC(".maps");
+
+/* hits that found no counter: the key is not what bpf_get_func_ip() says */
 __u64 misses;
 
 SEC("kprobe.multi")
-int count(struct pt_regs *ctx)
+int ipc_fc_map(struct pt_regs *ctx)
 {
 	__u64 ip = bpf_get_func_ip(ctx);
 	__u64 *n;
 
 	n = bpf_map_lookup_elem(&counts, &ip);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		__sync_fetch_and_add(&misses, 1);
+	return 0;
+}
+
+SEC("kprobe.multi")
+int ipc_fc_cookie(struct pt_regs *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx);
+	__u64 *n;
+
+	n = bpf_map_lookup_elem(&cookie_counts, &idx);
 	if (n)
 		__sync_fetch_and_add(n, 1);
 	else

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What ipc_funclatency.bpf.c and ipc_funclatency_user.c share. */
+#ifndef __IPC_FUNCLATENCY_H
+#define __IPC_FUNCLATENCY_H
+
+/* Slot i counts the calls that took t units, 2^i <= t < 2^(i+1) (slot 0:
+ * t < 2). 62 slots, the count and the sum make a 512-byte value.
+ */
+#define MAX_SLOTS	62
+
+/* the value of a function's entry in the IP_COOKIE map */
+struct hist {
+	__u64 slots[MAX_SLOTS];
+	__u64 count;
+	__u64 sum;
+};
+
+#ifdef __bpf__
+/* kfuncs of kprobe.session programs */
+bool __ksym bpf_session_is_return(void);
+__u64 __ksym *bpf_session_cookie(void);
+#endif
+
+#endif /* __IPC_FUNCLATENCY_H */

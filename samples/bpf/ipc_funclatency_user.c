@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ipc_funclatency: latency histograms of kernel functions, like BCC's
+ * funclatency -F, for any number of functions with one kprobe.session
+ * program: each function's log2 histogram is the value of its entry in a
+ * BPF_MAP_TYPE_IP_COOKIE map keyed by the function's address, which the
+ * program gets from bpf_get_func_ip() and updates in place.
+ */
+#include <getopt.h>
+#include "ipc_tools.h"
+#include "ipc_funclatency.h"
+#include "ipc_funclatency.skel.h"
+
+static const char usage[] =
+"usage: ipc_funclatency [-v] [-m|-u] [-i SECS] [-d SECS] [-n N] PATTERN...\n"
+"\n"
+"Time the calls of the kernel functions matching the patterns, with one\n"
+"kprobe.session program and a log2 histogram per function in a\n"
+"BPF_MAP_TYPE_IP_COOKIE map keyed by bpf_get_func_ip(). Runs until Ctrl-C\n"
+"or SIGTERM (or -d), then prints a histogram per function called, most\n"
+"called first.\n"
+"\n"
+"  PATTERN     a glob on the names of the kernel's functions ('vfs_*');\n"
+"              MODULE:PATTERN for the functions of a loaded module (MODULE\n"
+"              may be a glob too)\n"
+"  -m          milliseconds (default: nanoseconds)\n"
+"  -u          microseconds\n"
+"  -i SECS     print the histograms of the last SECS seconds every SECS\n"
+"              seconds\n"
+"  -d SECS     stop after SECS seconds\n"
+"  -n N        print only the N most called functions\n"
+"  -v          resolution and attach details on stderr\n"
+"  -h          this help\n"
+"\n"
+"A name defined more than once (static functions) is printed with the\n"
+"address of each definition: NAME@ADDRESS; a module's functions as\n"
+"MODULE:NAME.\n"
+"\n"
+"examples:\n"
+"  ipc_funclatency -u 'vfs_*'                 until Ctrl-C\n"
+"  ipc_funclatency -m -i 5 'do_nanosleep'     every 5 seconds\n"
+"  ipc_funclatency -d 10 'ext4:ext4_file_*'   functions of a module, 10 s\n";
+
+static struct {
+	int interval;
+	int duration;
+	int top;
+	__u64 unit_ns;
+	const char *unit;
+} env = { .unit_ns = 1, .unit = "nsecs" };
+
+static struct ipc_func *funcs;
+static size_t nr_funcs;
+
+struct row {
+	size_t idx;
+	__u64 n;
+};
+
+static int read_hists(struct ipc_funclatency *skel, __u64 *keys,
+		      struct hist *vals, struct hist *cur)
+{
+	size_t n = 0, i;
+	long f;
+
+	memset(cur, 0, nr_funcs * sizeof(*cur));
+	if (ipc_dump_map(bpf_map__fd(skel->maps.hists), sizeof(__u64),
+			 sizeof(struct hist), nr_funcs, keys, vals, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		f = ipc_find(funcs, nr_funcs, keys[i]);
+		if (f >= 0)
+			cur[f] = vals[i];
+	}
+	return 0;
+}
+
+static void print_stars(__u64 val, __u64 max, int width)
+{
+	int n = max ? val * width / max : 0, i;
+
+	for (i = 0; i < width; i++)
+		putchar(i < n ? '*' : ' ');
+}
+
+/* The rows of BCC's and libbpf-tools' print_log2_hist() */
+static void print_hist(const struct hist *h)
+{
+	int i, last = -1, width, stars;
+	__u64 max = 0, lo, hi;
+
+	for (i = 0; i < MAX_SLOTS; i++) {
+		if (h->slots[i])
+			last = i;
+		if (h->slots[i] > max)
+			max = h->slots[i];
+	}
+	width = last <= 32 ? 10 : 20;
+	stars = last <= 32 ? 40 : 20;
+	printf("%*s%-*s : count    distribution\n", width - 5, "",
+	       width + 9, env.unit);
+	for (i = 0; i <= last; i++) {
+		lo = i ? 1ULL << i : 0;
+		hi = (1ULL << (i + 1)) - 1;
+		printf("%*llu -> %-*llu : %-8llu |", width, lo, width, hi,
+		       h->slots[i]);
+		print_stars(h->slots[i], max, stars);
+		printf("|\n");
+	}
+	printf("avg = %llu %s, total: %llu %s, count: %llu\n",
+	       h->sum / h->count, env.unit, h->sum, env.unit, h->count);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The histograms of the calls since the last print, most called first. */
+static void print_hists(const struct hist *cur, struct hist *prev,
+			struct row *rows)
+{
+	size_t nr = 0, i;
+	char label[800];
+	struct hist d;
+	int s;
+
+	for (i = 0; i < nr_funcs; i++) {
+		if (cur[i].count == prev[i].count)
+			continue;
+		rows[nr].idx = i;
+		rows[nr].n = cur[i].count - prev[i].count;
+		nr++;
+	}
+	qsort(rows, nr, sizeof(*rows), row_cmp);
+	if (env.top && nr > (size_t)env.top)
+		nr = env.top;
+	for (i = 0; i < nr; i++) {
+		const struct hist *c = &cur[rows[i].idx];
+		struct hist *p = &prev[rows[i].idx];
+
+		for (s = 0; s < MAX_SLOTS; s++)
+			d.slots[s] = c->slots[s] - p->slots[s];
+		d.count = c->count - p->count;
+		d.sum = c->sum - p->sum;
+		printf("\nFunction = %s\n",
+		       ipc_label(&funcs[rows[i].idx], label, sizeof(label)));
+		print_hist(&d);
+	}
+	/* also the functions left out by -n */
+	memcpy(prev, cur, nr_funcs * sizeof(*cur));
+	fflush(stdout);
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int opt, *v;
+
+	while ((opt = getopt_long(argc, argv, "mui:d:n:vh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			env.unit_ns = 1000000;
+			env.unit = "msecs";
+			break;
+		case 'u':
+			env.unit_ns = 1000;
+			env.unit = "usecs";
+			break;
+		case 'i':
+		case 'd':
+		case 'n':
+			v = opt == 'i' ? &env.interval :
+			    opt == 'd' ? &env.duration : &env.top;
+			*v = ipc_parse_pos(optarg);
+			if (*v < 0) {
+				ipc_error("-%c wants a positive number, not '%s'",
+					  opt, optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			ipc_verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ipc_funclatency *skel = NULL;
+	struct hist *cur, *prev, *vals;
+	struct ipc_pattern *pats;
+	struct ipc_clock clock;
+	struct bpf_link *link;
+	int npat, err, rc = 1;
+	struct row *rows;
+	__u64 *keys;
+
+	ipc_tool = "ipc_funclatency";
+	ipc_block_signals(&clock);
+	err = parse_args(argc, argv);
+	if (err)
+		return err;
+	libbpf_set_print(ipc_libbpf_print);
+
+	npat = argc - optind;
+	pats = calloc(npat, sizeof(*pats));
+	if (!pats || ipc_parse_patterns(argv + optind, npat, pats) ||
+	    ipc_check_bpf() || ipc_resolve(pats, npat, &funcs, &nr_funcs))
+		return 1;
+	cur = calloc(nr_funcs, sizeof(*cur));
+	prev = calloc(nr_funcs, sizeof(*prev));
+	vals = calloc(nr_funcs, sizeof(*vals));
+	keys = calloc(nr_funcs, sizeof(*keys));
+	rows = calloc(nr_funcs, sizeof(*rows));
+	if (!cur || !prev || !vals || !keys || !rows) {
+		ipc_error("out of memory");
+		return 1;
+	}
+
+	skel = ipc_funclatency__open();
+	if (!skel) {
+		ipc_error("opening the BPF object: %s", strerror(errno));
+		return 1;
+	}
+	skel->data->unit_ns = env.unit_ns;
+	err = ipc_funclatency__load(skel);
+	if (err) {
+		ipc_load_error(err);
+		goto out;
+	}
+	if (bpf_map__value_size(skel->maps.hists) != sizeof(struct hist)) {
+		ipc_error("value size %u, want %zu",
+			  bpf_map__value_size(skel->maps.hists),
+			  sizeof(struct hist));
+		goto out;
+	}
+	if (ipc_fill_map(bpf_map__fd(skel->maps.hists), funcs, nr_funcs,
+			 sizeof(struct hist)))
+		goto out;
+	link = ipc_attach(skel->progs.ipc_funclat, funcs, nr_funcs, NULL, true);
+	if (!link)
+		goto out;
+
+	ipc_print_tracing(nr_funcs, pats, npat, env.duration);
+	ipc_start_clock(&clock, env.interval, env.duration);
+	while (ipc_wait(&clock) == IPC_TICK) {
+		if (read_hists(skel, keys, vals, cur))
+			goto out;
+		ipc_print_time();
+		print_hists(cur, prev, rows);
+	}
+	ipc_detach(link, skel->progs.ipc_funclat);
+
+	if (read_hists(skel, keys, vals, cur))
+		goto out;
+	if (env.interval)
+		ipc_print_time();
+	print_hists(cur, prev, rows);
+	if (skel->bss->misses) {
+		ipc_error("%llu returns found no histogram %s",
+			  skel->bss->misses, IPC_BAD_KEY);
+		goto out;
+	}
+	rc = 0;
+out:
+	ipc_funclatency__destroy(skel);
+	return rc;
+}
