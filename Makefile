@@ -2,23 +2,26 @@
 # Front door of the BPF_MAP_TYPE_IP_COOKIE harness: one target per action.
 # Variables (make VAR=value target):
 #   PATCHES=none   build without patches/*.patch and without mirror files
+#                  ("0001 0002": only these patches)
 #   MIRROR=none    build without the repo's kernel mirror files
 #   KDIR=/path     use your own 6.12 tree as the pristine source
 #   TESTS="a b"    test_progs tests to run (default: ours + scripts/tests.list)
-#   VM_ACCEL=kvm|tcg, VM_TIMEOUT=seconds   see scripts/vm-run.sh
+#   VM_ACCEL=kvm|tcg|icount, VM_TIMEOUT=seconds   see scripts/vm-run.sh
+#   BASE=1         make test: also run ip_cookie_scale on the base kernel
 #   SOAK_SECS=s    make soak: writer seconds per kernel (default 600)
 
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
-	soak bench bench-gen-lookup vm checkpatch patches check clean
+	soak bench bench-gen-lookup bench-native vm checkpatch patches check clean
 
 help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
 	@echo "make soak         ip_cookie_stress for minutes on the base and debug kernels (SOAK_SECS=600)"
-	@echo "make bench        run the benchmarks (scripts/bench.sh; QUICK=1: a few minutes)"
+	@echo "make bench        instructions (QEMU -icount), time (3 boots) and native figures (scripts/bench.sh; QUICK=1: shorter)"
 	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
+	@echo "make bench-native lookup data structures (kprobe.multi bsearch, IP_COOKIE, HASH) timed natively on the host CPU: a model, not the kernel path (scripts/bench-native.sh; NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576)"
 	@echo "make vm           interactive shell in the debug-kernel VM"
 	@echo "make kernel       build the base kernel (build/kbuild-base)"
 	@echo "make kernel-debug build the debug kernel (build/kbuild-debug)"
@@ -30,7 +33,7 @@ help:
 	@echo "make patches      the bpf-next series, as mails, in build/series/ (scripts/series.sh)"
 	@echo "make check        make patches, then checkpatch, git am, docs, every prefix built, i386/arm64 (scripts/series-check.sh)"
 	@echo "make clean        remove build/"
-	@echo "Variables: PATCHES=none MIRROR=none KDIR=/path TESTS=... VM_ACCEL=kvm|tcg VM_TIMEOUT=s"
+	@echo "Variables: PATCHES=none|\"0001 0002\" MIRROR=none KDIR=/path TESTS=... BASE=1 VM_ACCEL=kvm|tcg|icount VM_TIMEOUT=s"
 	@echo "make check: CHECKS=\"checkpatch am ...\" (a subset: scripts/series-check.sh lists them) PREFIXES=\"1 2\" CROSS=\"i386 arm64\""
 
 deps:
@@ -68,6 +71,9 @@ bench: deps
 
 bench-gen-lookup: deps
 	@scripts/bench-gen-lookup.sh
+
+bench-native: deps
+	@scripts/bench-native.sh
 
 vm: selftests
 	@scripts/vm-run.sh --kernel debug --interactive

@@ -3,6 +3,7 @@
 # Build the patched kernel tree in build/linux:
 #   pristine source (build/src from the Debian tarball, or KDIR=/path)
 #   + patches/*.patch (name order, -p1)          unless PATCHES=none
+#     (PATCHES="0001 0002": only the patches with these number prefixes)
 #   + files of the repo's kernel mirror dirs     unless MIRROR=none
 # Only files whose content changed are rewritten, so unchanged files keep
 # their mtimes and an incremental kernel build recompiles only what changed.
@@ -57,7 +58,13 @@ fi
 patch_list=()
 if [ "$PATCHES" != none ]; then
 	for p in "$ROOT"/patches/*.patch; do
-		[ -f "$p" ] && patch_list+=("$p")
+		[ -f "$p" ] || continue
+		# PATCHES="0001 0004": only the patches with these prefixes.
+		if [ "$PATCHES" != all ]; then
+			n=$(basename "$p")
+			case " $PATCHES " in *" ${n%%-*} "*) ;; *) continue ;; esac
+		fi
+		patch_list+=("$p")
 	done
 fi
 

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Results section of the cover letter, as plain-text tables for e-mail.
 
-  series-results.py SUMMARY.json LABEL
+  series-results.py SUMMARY.json LABEL [TIME_SUMMARY.json]
 
 SUMMARY.json is a summary-MODE.json written by scripts/bench-report.py
-(make bench); LABEL names where it came from (path and commit). Every
-number printed here is read from that file. "@N:bench@" is left for
+(make bench); LABEL names where it came from (path and commit). When it
+holds instruction counts (QEMU -icount), memory and attach figures come
+from TIME_SUMMARY.json, the time run of the same make bench. Every number
+printed here is read from those files. "@N:bench@" is left for
 scripts/series.sh to replace by the number of the benchmark patch.
 """
 import json
@@ -24,6 +26,13 @@ for k in ('env', 'kmulti', 'fentry', 'lookup', 'memory', 'attach', 'targets'):
     if k not in s:
         die('%s has no "%s" section (rerun make bench)' % (label, k))
 env = s['env']
+UNIT = s.get('unit', 'ns')
+if len(sys.argv) > 3:
+    with open(sys.argv[3]) as f:
+        t = json.load(f)
+    s['memory'], s['attach'] = t.get('memory', {}), t.get('attach', {})
+    s['targets'] = s['targets'] + [x for x in t.get('targets', [])
+                                   if x['target'].startswith(('memory', 'batch'))]
 allN = str(env.get('attachable', ''))
 
 
@@ -66,14 +75,24 @@ rounds = ''
 for g in s.get('guest', []):
     if g.startswith('quick='):
         rounds = ' (%s)' % g.split()[1] if len(g.split()) > 1 else ''
-out.append('Measured with the benchmarks of patch @N:bench@ in a QEMU guest '
-           '(accelerator: %s, %s host CPUs, guest kernel config: %s), %s '
-           'mode%s, %s. Under TCG emulation absolute times mean little: '
-           'compare the variants, which ran side by side in every round. '
-           'Medians over rounds; source: %s.' %
-           (env.get('accel', '?').upper(), env.get('host_nproc', '?'),
-            env.get('kernel_config', '?'), env.get('mode', '?'), rounds,
-            env.get('date', '?'), label))
+if UNIT == 'instructions':
+    out.append('Measured with the benchmarks of patch @N:bench@ in a QEMU guest '
+               'counting instructions (-icount shift=0: the guest clock '
+               'advances one ns per instruction, so the figures below are '
+               'guest instructions, the same on any host; they do not see '
+               'caches or branch prediction), guest kernel config: %s, %s '
+               'mode%s, %s. Medians over rounds; source: %s.' %
+               (env.get('kernel_config', '?'), env.get('mode', '?'), rounds,
+                env.get('date', '?'), label))
+else:
+    out.append('Measured with the benchmarks of patch @N:bench@ in a QEMU guest '
+               '(accelerator: %s, %s host CPUs, guest kernel config: %s), %s '
+               'mode%s, %s. Under TCG emulation absolute times mean little: '
+               'compare the variants, which ran side by side in every round. '
+               'Medians over rounds; source: %s.' %
+               (env.get('accel', '?').upper(), env.get('host_nproc', '?'),
+                env.get('kernel_config', '?'), env.get('mode', '?'), rounds,
+                env.get('date', '?'), label))
 out.append('')
 
 # kprobe.multi
@@ -82,8 +101,8 @@ ns = by_num(km)
 names = [('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
          ('hash', 'ip -> HASH'), ('ipc', 'ip -> IP_COOKIE'),
          ('ipc_link', '{ip, link_id} -> IP_COOKIE')]
-out.append('kprobe.multi, one program on N functions, ns per trigger over '
-           'an empty program:')
+out.append('kprobe.multi, one program on N functions, %s per trigger over '
+           'an empty program:' % UNIT)
 out.append('')
 rows = [[label_] + [num(med(km, n, v)) for n in ns] for v, label_ in names
         if any(med(km, n, v) is not None for n in ns)]
@@ -96,15 +115,15 @@ parts = ['%s +%s' % (lbl, num(med(fe, v), '%.1f'))
          for v, lbl in (('cookie', 'cookie'), ('ipc', 'IP_COOKIE'),
                         ('hash', 'HASH')) if med(fe, v) is not None]
 if parts:
-    out.append('fentry on one function, ns over an empty program: %s.' %
-               ', '.join(parts))
+    out.append('fentry on one function, %s over an empty program: %s.' % (UNIT,
+               ', '.join(parts)))
     out.append('')
 
 # lookups
 lk = s['lookup']
 es = by_num(lk)
 out.append('Lookups from bpf_loop() over shuffled kernel text addresses, '
-           'ns per lookup:')
+           '%s per lookup:' % UNIT)
 out.append('')
 rows = [['IP_COOKIE'] + [num(med(lk, e, 'ipc'), '%.1f') for e in es],
         ['HASH'] + [num(med(lk, e, 'hash'), '%.1f') for e in es]]
@@ -129,7 +148,7 @@ def mcell(e, m):
     if not d:
         return '-'
     if m == 'kmulti-cookies':
-        return '%.0f / none' % d['memlock_per_entry']
+        return '%.0f / none' % d['memlock_per_entry']  # older summaries
     return '%.1f / %.1f' % (d['memlock_per_entry'], d['memcg_per_entry'])
 
 
@@ -137,11 +156,11 @@ rows = [[nlabel(e), mcell(e, 'ipc'), mcell(e, 'hash'), mcell(e, 'hash-nopre')]
         for e in ms]
 out += table(['entries', 'IP_COOKIE', 'HASH prealloc', 'HASH no-prealloc'],
              rows)
-ck = set(mcell(e, 'kmulti-cookies') for e in ms) - {'-'}
-if len(ck) == 1:
-    out.append('')
-    out.append('kprobe.multi cookies, for comparison: %s bytes per function, '
-               'not charged to a memcg.' % ck.pop().split(' ')[0])
+out.append('')
+out.append('kprobe.multi cookies, for comparison (from the code, not '
+           'measured): 8 bytes per function for the cookies array, next to '
+           'the 8-byte address array the link has anyway; not charged to a '
+           'memcg.')
 out.append('')
 
 # attach vs fill

@@ -8,7 +8,11 @@
 # Exit status: the guest command's, or 1 when the kernel log shows a splat
 # (WARNING, BUG, KASAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
 # the guest timed out, 125 when the guest never reported a status.
-# VM_ACCEL=kvm|tcg forces the accelerator (default: kvm when usable).
+# VM_ACCEL=kvm|tcg|icount forces the accelerator (default: kvm when usable).
+# icount: TCG counting instructions (-icount shift=0,sleep=off): guest
+# time advances one ns per instruction executed, so a benchmark's "ns"
+# are instructions, the same on any host; the vCPUs take turns on one
+# host thread, and an idle guest jumps to its next timer.
 # --image FILE boots FILE instead of the flavour's kernel (a variant of it:
 # the initramfs still comes from the flavour's build).
 set -euo pipefail
@@ -46,12 +50,18 @@ APPEND="console=ttyS0,115200 panic=-1 log_buf_len=16M"
 # Debug kernel: freed memory is zeroed at once, so a program (whose JITed
 # loads KASAN does not check) reading memory freed too early sees it.
 [ "$FLAVOR" = debug ] && APPEND="$APPEND init_on_free=1"
+ICOUNT=()
 case $ACCEL in
 kvm)	ACCEL_OPT=kvm ;;
 tcg)	ACCEL_OPT=tcg,thread=multi
 	# Emulation is slow: allow for it before calling a CPU stalled.
 	APPEND="$APPEND rcupdate.rcu_cpu_stall_timeout=60" ;;
-*)	echo "vm-run: VM_ACCEL must be kvm or tcg" >&2; exit 2 ;;
+icount)	ACCEL_OPT=tcg,thread=single
+	ICOUNT=(-icount shift=0,sleep=off)
+	# The TSC follows the instruction count: do not let the guest
+	# judge it against another clock.
+	APPEND="$APPEND rcupdate.rcu_cpu_stall_timeout=60 tsc=reliable" ;;
+*)	echo "vm-run: VM_ACCEL must be kvm, tcg or icount" >&2; exit 2 ;;
 esac
 
 # Initramfs = the common archive + a small one holding /cmd, in a private
@@ -73,7 +83,7 @@ else
 	APPEND="$APPEND loglevel=${VM_LOGLEVEL:-4}"
 fi
 
-QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" -cpu max -smp 2 -m 4G
+QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" "${ICOUNT[@]}" -cpu max -smp 2 -m 4G
 	-nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD"
 	-append "$APPEND")
 
