@@ -2,94 +2,109 @@
 # SPDX-License-Identifier: GPL-2.0
 # make test-full (on demand, hours under emulation): the complete upstream
 # test_progs, test_verifier and test_maps on two kernels built with the
-# selftests' own config fragments (build-kernel.sh full), each in its own
-# build dir so that it never disturbs build/linux:
-#   scripts/test-full.sh patched    build/full-patched: the series applied;
-#                                   builds the selftests of that tree
-#   scripts/test-full.sh pristine   build/full-pristine: PATCHES=none
-#                                   MIRROR=none; the same runners, with
-#                                   bpf_testmod*.ko built against this kernel
+# selftests' own config fragments (build-kernel.sh full): one with the
+# series, one pristine. Both come from one tree in build/full, so that the
+# pristine kernel is an incremental rebuild of the patched one, and neither
+# disturbs build/linux:
+#   scripts/test-full.sh patched    series applied: kernel, the selftests of
+#                                   that tree (runners, BPF objects,
+#                                   bpf_testmod*.ko); saved as
+#                                   build/full/{bzImage,stage}-patched
+#   scripts/test-full.sh pristine   the same tree with PATCHES=none
+#                                   MIRROR=none: kernel and bpf_testmod*.ko
+#                                   against it; the runners of the patched
+#                                   step (build/full/{bzImage,stage}-pristine)
+#   scripts/test-full.sh run-patched | run-pristine   one VM each
 #   scripts/test-full.sh report     the comparison (test-full-report.py)
-# (no argument: all three). One set of runners for both kernels: a test
-# that passes on one and fails on the other does so because of the kernel.
-# The runners carry the series' libbpf; the ip_cookie* tests are not run
-# on the pristine kernel, which has no such map.
-# Console logs: build/full-<variant>/vm/run.log.txt.
+# (no argument: all of them in that order). The same runners on both
+# kernels: a test that passes on one and fails on the other does so because
+# of the kernel. They carry the series' libbpf; the ip_cookie* tests are not
+# run on the pristine kernel, which has no such map.
+# Console logs: build/full/vm/{patched,pristine}.log.txt.
 #   TEST_PROGS_ARGS=...   extra test_progs arguments (e.g. "-t bpf_cookie")
-#   VM_TIMEOUT=S          guest time limit (default 4 h)
+#   VM_TIMEOUT=S          guest time limit per kernel (default 4 h)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 S=$ROOT/scripts
 MAIN=${BUILD:-$ROOT/build}
+B=$MAIN/full
+SELF=$B/linux/tools/testing/selftests/bpf
+MODS="bpf_testmod.ko bpf_test_no_cfi.ko bpf_test_modorder_x.ko bpf_test_modorder_y.ko"
 
-variant() {
-	local v=$1 B SELF OUT STAGE
-	B=$MAIN/full-$v
-	case $v in
-	patched)  export PATCHES=all MIRROR=all ;;
-	pristine) export PATCHES=none MIRROR=none ;;
-	esac
-	# The pristine source is shared (extracted once, read only); so is ccache.
-	if [ ! -f "$MAIN/src/.extracted" ]; then
-		BUILD=$MAIN "$S/prepare-tree.sh"
-	fi
-	export BUILD=$B KDIR=$MAIN/src CCACHE_DIR=$MAIN/ccache
-	echo "test-full: $v: tree, kernel and selftests in $B"
-	"$S/prepare-tree.sh"
-	"$S/build-kernel.sh" full
+# The pristine source is shared (extracted once, read only); so is ccache.
+tree() {	# tree PATCHES MIRROR
+	[ -f "$MAIN/src/.extracted" ] || BUILD=$MAIN "$S/prepare-tree.sh"
+	BUILD=$B KDIR=$MAIN/src PATCHES=$1 MIRROR=$2 CCACHE_DIR=$MAIN/ccache \
+		"$S/prepare-tree.sh"
+	BUILD=$B CCACHE_DIR=$MAIN/ccache "$S/build-kernel.sh" full
+}
 
-	SELF=$B/linux/tools/testing/selftests/bpf
-	OUT=$B/selftests
-	mkdir -p "$OUT"
-	local mods="$OUT/bpf_testmod.ko $OUT/bpf_test_no_cfi.ko"
-	mods="$mods $OUT/bpf_test_modorder_x.ko $OUT/bpf_test_modorder_y.ko"
-	local targets=$mods
-	[ "$v" = patched ] &&
-		targets="$OUT/test_progs $OUT/test_verifier $OUT/test_maps $mods"
+selftests() {	# selftests OUTPUT TARGETS...
+	local out=$1
+	shift
+	mkdir -p "$out"
 	# The modules' Makefiles run "make -C <tree> M=..."; KBUILD_OUTPUT
 	# points that at the out-of-tree kernel build.
-	# shellcheck disable=SC2086
-	KBUILD_OUTPUT=$B/kbuild-full make -C "$SELF" -j"$(nproc)" OUTPUT="$OUT" \
+	KBUILD_OUTPUT=$B/kbuild-full make -C "$SELF" -j"$(nproc)" OUTPUT="$out" \
 		CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19 \
-		VMLINUX_BTF="$B/kbuild-full/vmlinux" $targets
+		VMLINUX_BTF="$B/kbuild-full/vmlinux" "$@"
+}
 
-	# What the runners read at run time, not the intermediate objects:
-	# the patched build's runners and BPF objects, this kernel's modules.
-	local R=$MAIN/full-patched/selftests
-	[ -x "$R/test_progs" ] || { echo "test-full: run the patched variant first" >&2; exit 1; }
-	STAGE=$B/stage
-	rm -rf "$STAGE"
-	mkdir -p "$STAGE"
-	(cd "$R" && find . -maxdepth 1 -type f \( -perm -u+x -o -name '*.bpf.o' \
-		-o -name '*.so' -o -name 'btf_dump_test_case_*.c' \) \
-		-print0 | xargs -0 cp -t "$STAGE")
-	# shellcheck disable=SC2086
-	cp $mods "$STAGE/"
-	[ -x "$R/tools/sbin/bpftool" ] && cp "$R/tools/sbin/bpftool" "$STAGE/"
-	echo "test-full: $v: staged $(find "$STAGE" -type f | wc -l) files ($(du -sh "$STAGE" | cut -f1))"
+patched() {
+	local out=$B/selftests st=$B/stage-patched m targets=()
+	tree all all
+	for m in $MODS; do targets+=("$out/$m"); done
+	selftests "$out" "$out/test_progs" "$out/test_verifier" \
+		"$out/test_maps" "${targets[@]}"
+	# What the runners read at run time, not the intermediate objects.
+	rm -rf "$st"
+	mkdir -p "$st"
+	(cd "$out" && find . -maxdepth 1 -type f \( -perm -u+x -o -name '*.bpf.o' \
+		-o -name '*.ko' -o -name '*.so' -o -name 'btf_dump_test_case_*.c' \) \
+		-print0 | xargs -0 cp -t "$st")
+	[ -x "$out/tools/sbin/bpftool" ] && cp "$out/tools/sbin/bpftool" "$st/"
+	cp "$B/kbuild-full/arch/x86/boot/bzImage" "$B/bzImage-patched"
+	echo "test-full: patched: $(find "$st" -type f | wc -l) files ($(du -sh "$st" | cut -f1))"
+}
 
-	local args=${TEST_PROGS_ARGS:-}
+pristine() {
+	local out=$B/mods-pristine st=$B/stage-pristine m targets=()
+	[ -d "$B/stage-patched" ] || { echo "test-full: run the patched step first" >&2; exit 1; }
+	tree none none
+	for m in $MODS; do targets+=("$out/$m"); done
+	selftests "$out" "${targets[@]}"
+	rm -rf "$st"
+	cp -a "$B/stage-patched" "$st"
+	for m in $MODS; do cp "$out/$m" "$st/"; done
+	cp "$B/kbuild-full/arch/x86/boot/bzImage" "$B/bzImage-pristine"
+	echo "test-full: pristine: kernel and modules ready"
+}
+
+run() {	# run patched|pristine
+	local v=$1 args=${TEST_PROGS_ARGS:-} cmd rc=0
 	[ "$v" = pristine ] && args="$args -d 'ip_cookie*'"
-	# Each runner's summary line is printed even when one of them fails.
-	local cmd="./test_progs $args; echo \"HARNESS-RC test_progs \$?\";"
+	# Each runner's exit status is printed even when one of them fails.
+	cmd="./test_progs $args; echo \"HARNESS-RC test_progs \$?\";"
 	cmd="$cmd ./test_verifier; echo \"HARNESS-RC test_verifier \$?\";"
 	cmd="$cmd ./test_maps; echo \"HARNESS-RC test_maps \$?\""
 	mkdir -p "$B/vm"
-	local rc=0
-	VM_EXTRA_FILES="$STAGE/." "$S/vm-run.sh" --kernel full \
-		--timeout "${VM_TIMEOUT:-14400}" --log "$B/vm/run.log" -- "$cmd" || rc=$?
-	echo "test-full: $v: VM exit $rc; log $B/vm/run.log.txt"
-	unset BUILD KDIR
+	BUILD=$B VM_EXTRA_FILES="$B/stage-$v/." "$S/vm-run.sh" --kernel full \
+		--image "$B/bzImage-$v" --timeout "${VM_TIMEOUT:-14400}" \
+		--log "$B/vm/$v.log" -- "$cmd" || rc=$?
+	echo "test-full: $v: VM exit $rc; log $B/vm/$v.log.txt"
+}
+
+report() {
+	python3 "$S/test-full-report.py" "$B/vm/pristine.log.txt" "$B/vm/patched.log.txt"
 }
 
 case ${1:-all} in
-patched|pristine) variant "$1" ;;
-report)	python3 "$S/test-full-report.py" "$MAIN/full-pristine/vm/run.log.txt" \
-		"$MAIN/full-patched/vm/run.log.txt" ;;
-all)	variant patched
-	variant pristine
-	python3 "$S/test-full-report.py" "$MAIN/full-pristine/vm/run.log.txt" \
-		"$MAIN/full-patched/vm/run.log.txt" ;;
-*)	echo "usage: $0 [patched|pristine|report]" >&2; exit 2 ;;
+patched)	patched ;;
+pristine)	pristine ;;
+run-patched)	run patched ;;
+run-pristine)	run pristine ;;
+report)		report ;;
+all)		patched; pristine; run patched; run pristine; report ;;
+*)	echo "usage: $0 [patched|pristine|run-patched|run-pristine|report]" >&2; exit 2 ;;
 esac
