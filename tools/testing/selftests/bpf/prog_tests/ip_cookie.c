@@ -2760,9 +2760,8 @@ void test_ip_cookie_verifier(void)
 	RUN_TESTS(ip_cookie_fail);
 }
 
-/* The large-scale check: batch operations only, so that it fits the debug
- * kernel's time (make test); scripts/test.sh BASE=1 runs it on the base
- * kernel as well.
+/* The large-scale check: batch operations only, so that it takes minutes,
+ * not hours, on a kernel with KASAN and kmemleak.
  */
 void test_ip_cookie_scale(void)
 {
