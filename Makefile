@@ -14,14 +14,16 @@ SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
-	soak bench bench-gen-lookup bench-native vm checkpatch patches check clean
+	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
 
 help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
 	@echo "make soak         ip_cookie_stress for minutes on the base and debug kernels (SOAK_SECS=600)"
 	@echo "make bench        instructions (QEMU -icount), time (3 boots) and native figures (scripts/bench.sh; QUICK=1: shorter)"
 	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
+	@echo "make bench-kfunc-cost  instructions of programs that do not call bpf_get_attach_link_id(), with and without patch 5 (QEMU -icount)"
 	@echo "make bench-native lookup data structures (kprobe.multi bsearch, IP_COOKIE, HASH) timed natively on the host CPU: a model, not the kernel path (scripts/bench-native.sh; NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576)"
+	@echo "make demo         ipc_funccount/ipc_funclatency next to Debian's bpftrace 0.17, one base-kernel VM (scripts/demo.sh; docs/results/demo.txt)"
 	@echo "make vm           interactive shell in the debug-kernel VM"
 	@echo "make kernel       build the base kernel (build/kbuild-base)"
 	@echo "make kernel-debug build the debug kernel (build/kbuild-debug)"
@@ -74,6 +76,12 @@ bench-gen-lookup: deps
 
 bench-native: deps
 	@scripts/bench-native.sh
+
+demo: deps
+	@scripts/demo.sh
+
+bench-kfunc-cost: deps
+	@scripts/bench-kfunc-cost.sh
 
 vm: selftests
 	@scripts/vm-run.sh --kernel debug --interactive

@@ -28,7 +28,7 @@ struct res {
 
 #ifdef __bpf__
 /* ID of the BPF link the program runs under. */
-extern __u32 __ksym bpf_get_attach_link_id(void);
+extern __u32 __ksym __weak bpf_get_attach_link_id(void);
 #endif
 
 #endif
