@@ -103,6 +103,16 @@ if ! cmp -s "$MINI/.want-tests" "$MINI/.built-tests"; then
 	rm -f "$MINI/prog_tests/tests.h"
 fi
 
+# The BPF objects' rules do not depend on the headers next to prog_tests
+# (ip_cookie_common.h, included as "../ip_cookie_common.h"): drop the
+# objects and skeletons older than any of this repo's such headers.
+for h in "$ROOT"/tools/testing/selftests/bpf/*.h; do
+	[ -f "$h" ] || continue
+	h=$SELF/$(basename "$h")
+	find "$MINI" -maxdepth 2 \( -name '*.bpf.o' -o -name '*.skel.h' -o \
+		-name '*.lskel.h' -o -name '*.subskel.h' \) ! -newer "$h" -delete
+done
+
 # Names (as test_progs knows them) of the tests to run, for test_progs -t.
 for t in "${tests[@]}"; do
 	sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/\2/p' \
