@@ -244,22 +244,27 @@ rm -f "$OUT"/*.patch
 cover=$OUT/0000-cover-letter.patch
 [ -f "$cover" ] || die "git format-patch wrote no cover letter"
 
-# Results: the committed summaries of make bench (full mode if there is
+# Results: the committed summaries of make bench (full mode where there is
 # one): instruction counts first, memory and attach times from the time run.
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
-results=""
-for mode in full quick; do
-	if git -C "$ROOT" show "HEAD:docs/results/summary-$mode.json" > "$tmp/time.json" 2>/dev/null; then
-		results=docs/results/summary-$mode.json
-		if git -C "$ROOT" show "HEAD:docs/results/summary-icount-$mode.json" > "$tmp/summary.json" 2>/dev/null; then
-			results="docs/results/summary-icount-$mode.json and $results"
-		else
-			cp "$tmp/time.json" "$tmp/summary.json"
+pick() {	# pick PREFIX OUT: the committed summary-PREFIX{full,quick}.json
+	local mode
+	for mode in full quick; do
+		if git -C "$ROOT" show "HEAD:docs/results/summary-$1$mode.json" > "$2" 2>/dev/null; then
+			echo "docs/results/summary-$1$mode.json"
+			return
 		fi
-		break
-	fi
-done
-[ -n "$results" ] || die "no committed docs/results/summary-{full,quick}.json: run make bench and commit docs/results/"
+	done
+}
+time_res=$(pick "" "$tmp/time.json")
+[ -n "$time_res" ] || die "no committed docs/results/summary-{full,quick}.json: run make bench and commit docs/results/"
+icount_res=$(pick icount- "$tmp/summary.json")
+if [ -n "$icount_res" ]; then
+	results="$icount_res and $time_res"
+else
+	cp "$tmp/time.json" "$tmp/summary.json"
+	results=$time_res
+fi
 python3 "$ROOT/scripts/series-results.py" "$tmp/summary.json" \
 	"$results of the development repository at $rev" "$tmp/time.json" > "$tmp/results"
 pkg=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
