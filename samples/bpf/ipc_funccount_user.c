@@ -6,7 +6,6 @@
  * the program gets from bpf_get_func_ip(). --cookie counts through
  * bpf_get_attach_cookie() and an ARRAY map instead, for comparison.
  */
-#include <getopt.h>
 #include "ipc_tools.h"
 #include "ipc_funccount.skel.h"
 
@@ -116,6 +115,14 @@ static void print_counts(const __u64 *cur, __u64 *prev, struct row *rows)
 	fflush(stdout);
 }
 
+static int tool_opt(int opt)
+{
+	if (opt != 'c')
+		return -1;
+	env.cookie = true;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -123,42 +130,9 @@ static int parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	int opt, *v;
 
-	while ((opt = getopt_long(argc, argv, "i:d:n:vh", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-		case 'd':
-		case 'n':
-			v = opt == 'i' ? &env.interval :
-			    opt == 'd' ? &env.duration : &env.top;
-			*v = ipc_parse_pos(optarg);
-			if (*v < 0) {
-				ipc_error("-%c wants a positive number, not '%s'",
-					  opt, optarg);
-				return 2;
-			}
-			break;
-		case 'c':
-			env.cookie = true;
-			break;
-		case 'v':
-			ipc_verbose = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			fputs(usage, stderr);
-			return 2;
-		}
-	}
-	if (optind == argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	return 0;
+	return ipc_parse_args(argc, argv, "i:d:n:vh", longopts, usage,
+			      &env.interval, &env.duration, &env.top, tool_opt);
 }
 
 int main(int argc, char **argv)
@@ -180,10 +154,8 @@ int main(int argc, char **argv)
 		return err;
 	libbpf_set_print(ipc_libbpf_print);
 
-	npat = argc - optind;
-	pats = calloc(npat, sizeof(*pats));
-	if (!pats || ipc_parse_patterns(argv + optind, npat, pats) ||
-	    ipc_check_bpf() || ipc_resolve(pats, npat, &funcs, &nr_funcs))
+	pats = ipc_setup(argc, argv, &npat, &funcs, &nr_funcs);
+	if (!pats)
 		return 1;
 	cur = calloc(nr_funcs, sizeof(*cur));
 	prev = calloc(nr_funcs, sizeof(*prev));

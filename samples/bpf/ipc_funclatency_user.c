@@ -5,7 +5,6 @@
  * BPF_MAP_TYPE_IP_COOKIE map keyed by the function's address, which the
  * program gets from bpf_get_func_ip() and updates in place.
  */
-#include <getopt.h>
 #include "ipc_tools.h"
 #include "ipc_funclatency.h"
 #include "ipc_funclatency.skel.h"
@@ -155,53 +154,30 @@ static void print_hists(const struct hist *cur, struct hist *prev,
 	fflush(stdout);
 }
 
+static int tool_opt(int opt)
+{
+	switch (opt) {
+	case 'm':
+		env.unit_ns = 1000000;
+		env.unit = "msecs";
+		return 0;
+	case 'u':
+		env.unit_ns = 1000;
+		env.unit = "usecs";
+		return 0;
+	}
+	return -1;
+}
+
 static int parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	int opt, *v;
 
-	while ((opt = getopt_long(argc, argv, "mui:d:n:vh", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			env.unit_ns = 1000000;
-			env.unit = "msecs";
-			break;
-		case 'u':
-			env.unit_ns = 1000;
-			env.unit = "usecs";
-			break;
-		case 'i':
-		case 'd':
-		case 'n':
-			v = opt == 'i' ? &env.interval :
-			    opt == 'd' ? &env.duration : &env.top;
-			*v = ipc_parse_pos(optarg);
-			if (*v < 0) {
-				ipc_error("-%c wants a positive number, not '%s'",
-					  opt, optarg);
-				return 2;
-			}
-			break;
-		case 'v':
-			ipc_verbose = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			fputs(usage, stderr);
-			return 2;
-		}
-	}
-	if (optind == argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	return 0;
+	return ipc_parse_args(argc, argv, "mui:d:n:vh", longopts, usage,
+			      &env.interval, &env.duration, &env.top, tool_opt);
 }
 
 int main(int argc, char **argv)
@@ -222,10 +198,8 @@ int main(int argc, char **argv)
 		return err;
 	libbpf_set_print(ipc_libbpf_print);
 
-	npat = argc - optind;
-	pats = calloc(npat, sizeof(*pats));
-	if (!pats || ipc_parse_patterns(argv + optind, npat, pats) ||
-	    ipc_check_bpf() || ipc_resolve(pats, npat, &funcs, &nr_funcs))
+	pats = ipc_setup(argc, argv, &npat, &funcs, &nr_funcs);
+	if (!pats)
 		return 1;
 	cur = calloc(nr_funcs, sizeof(*cur));
 	prev = calloc(nr_funcs, sizeof(*prev));

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -106,6 +107,51 @@ static int ipc_parse_pos(const char *arg)
 	if (errno || *end || end == arg || v <= 0 || v > INT_MAX / 1000)
 		return -1;
 	return v;
+}
+
+/* The options both tools share (-i, -d, -n, -v, -h) and at least one
+ * pattern; @tool_opt takes the tool's own options and returns 0, or -1 for
+ * an unknown one. Returns 0, or the exit status for a bad command line.
+ */
+static int ipc_parse_args(int argc, char **argv, const char *optstring,
+			  const struct option *longopts, const char *usage,
+			  int *interval, int *duration, int *top,
+			  int (*tool_opt)(int opt))
+{
+	int opt, *v;
+
+	while ((opt = getopt_long(argc, argv, optstring, longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+		case 'd':
+		case 'n':
+			v = opt == 'i' ? interval : opt == 'd' ? duration : top;
+			*v = ipc_parse_pos(optarg);
+			if (*v < 0) {
+				ipc_error("-%c wants a positive number, not '%s'",
+					  opt, optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			ipc_verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			if (!tool_opt(opt))
+				break;
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return 0;
 }
 
 /* Before anything else: can we load a kprobe program at all, and does the
@@ -487,6 +533,28 @@ static int ipc_resolve(struct ipc_pattern *pats, int npat,
 }
 
 /* How a function is printed: [MODULE:]NAME[@ADDRESS] */
+/* The patterns after the options, checked and resolved into @funcs: NULL
+ * (with the error printed) when the tool cannot go on.
+ */
+static struct ipc_pattern *ipc_setup(int argc, char **argv, int *npat,
+				     struct ipc_func **funcs, size_t *nr)
+{
+	struct ipc_pattern *pats;
+
+	*npat = argc - optind;
+	pats = calloc(*npat, sizeof(*pats));
+	if (!pats) {
+		ipc_error("out of memory");
+		return NULL;
+	}
+	if (ipc_parse_patterns(argv + optind, *npat, pats) ||
+	    ipc_check_bpf() || ipc_resolve(pats, *npat, funcs, nr)) {
+		free(pats);
+		return NULL;
+	}
+	return pats;
+}
+
 static const char *ipc_label(const struct ipc_func *f, char *buf, size_t len)
 {
 	int n = 0;
