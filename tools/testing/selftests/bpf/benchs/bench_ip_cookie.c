@@ -440,25 +440,24 @@ static void slot_totals(__u64 *fires, __u64 *misses)
 	}
 }
 
-/* Program runs per measurement, so that "fires per hit" is taken over the
- * same samples as the hits (not over setup and warm-up as well).
+/* Program runs when the warm-up ended, so that "fires per hit" is taken
+ * over the same samples as the hits (not over setup and warm-up as well).
  */
-#define MAX_SAMPLES	4096
 static struct {
-	__u64 fires[MAX_SAMPLES];
-	__u64 last;
-	int n;
+	__u64 fires_at_warm;
+	__u64 fires;		/* at the last measurement */
+	int measures;
 } win;
 
 static void ipc_measure(struct bench_res *res)
 {
-	__u64 fires, misses;
+	__u64 misses;
 
 	res->hits = atomic_swap(&ctx.hits, 0);
-	slot_totals(&fires, &misses);
-	if (win.n < MAX_SAMPLES)
-		win.fires[win.n++] = fires - win.last;
-	win.last = fires;
+	slot_totals(&win.fires, &misses);
+	/* the env.warmup_sec'th call ends the warm-up (bench.c) */
+	if (++win.measures == env.warmup_sec)
+		win.fires_at_warm = win.fires;
 }
 
 static void ipc_report_final(struct bench_res res[], int res_cnt)
@@ -479,10 +478,7 @@ static void ipc_report_final(struct bench_res res[], int res_cnt)
 	sd = sqrt(sd);
 	/* misses: all of them, warm-up included; fires: the samples' own */
 	slot_totals(&fires, &misses);
-	fires = 0;
-	for (i = win.n - res_cnt; i < win.n; i++)
-		if (i >= 0)
-			fires += win.fires[i];
+	fires = win.fires - win.fires_at_warm;
 	printf("Summary: hits %8.3lf \u00B1 %5.3lfM/s, %8.3lf ns/hit, ",
 	       mean, sd, mean ? 1000.0 / mean : 0);
 	printf("misses %llu, fires per hit %.3lf, resizes %ld\n",
