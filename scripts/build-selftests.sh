@@ -131,10 +131,12 @@ extra="$MINI/urandom_read $MINI/liburandom_read.so $MINI/uprobe_multi"
 goals=()
 for t in $TARGETS; do goals+=("$MINI/$t"); done
 if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) true ;; *) false ;; esac; then
-	extra="$extra $MINI/bpf_testmod.ko"
+	# bpf_test_modorder_x.ko: a second module for ip_cookie_module.
+	extra="$extra $MINI/bpf_testmod.ko $MINI/bpf_test_modorder_x.ko"
 	# Built for another kernel: force a rebuild.
 	if [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" != "$KBUILD" ]; then
-		rm -f "$MINI/bpf_testmod.ko" "$MINI/bpf_testmod.kdir"
+		rm -f "$MINI/bpf_testmod.ko" "$MINI/bpf_test_modorder_x.ko" \
+			"$MINI/bpf_testmod.kdir"
 	fi
 fi
 mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG=clang-19 LLC=llc-19

@@ -12,13 +12,36 @@ CP=(perl "$LINUX/scripts/checkpatch.pl" --strict --no-summary --quiet --show-typ
 # shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/checkpatch-tolerations.sh"
 
+# Print the findings of checkpatch output $1 that are not tolerated in
+# their file (see checkpatch-tolerations.sh); false if there are any.
+untolerated() {
+	local block first type file bad=0
+	while IFS= read -r block; do
+		[ -n "$block" ] || continue
+		first=${block%%$'\x1f'*}
+		type=""
+		file=""
+		[[ $first =~ ^(ERROR|WARNING|CHECK):([A-Z0-9_]+): ]] && type=${BASH_REMATCH[2]}
+		[[ $block =~ FILE:\ ([^:]+): ]] && file=${BASH_REMATCH[1]}
+		if [ -n "$type" ] && [ -n "$file" ] &&
+		   [[ ,$(checkpatch_tolerated "$file"), == *,"$type",* ]]; then
+			echo "  tolerated: $type in $file: $(checkpatch_why "$type")"
+			continue
+		fi
+		printf '%s\n\n' "${block//$'\x1f'/$'\n'}"
+		bad=1
+	done < <(printf '%s\n\n' "$1" | awk -v RS= '{ gsub(/\n/, "\x1f"); print }')
+	return $bad
+}
+
 rc=0
 cd "$LINUX" || exit 1
 for p in "$ROOT"/patches/*.patch; do
 	[ -f "$p" ] || continue
 	echo "checkpatch: $(basename "$p")"
 	# No sign-off here: make patches adds the user's own.
-	"${CP[@]}" --ignore MISSING_SIGN_OFF "$p" || rc=1
+	out=$("${CP[@]}" --ignore MISSING_SIGN_OFF "$p" 2>&1)
+	untolerated "$out" || rc=1
 done
 while read -r f; do
 	echo "checkpatch: $f"

@@ -73,6 +73,17 @@
  * the table's size: no sequence of changes at a threshold rebuilds
  * again and again.
  *
+ * Modules
+ * -------
+ *
+ * A module's functions may be keys; once it unloads, another module can
+ * be loaded at the same addresses and its functions would find the old
+ * values.  A module notifier removes, from every IP_COOKIE map, the
+ * entries whose ip lies in the module that is going away (MODULE_STATE_GOING:
+ * no link can still attach a program there, each holds a reference on
+ * the module).  User-space addresses and uprobe file offsets are never in
+ * a module.  The cost is one pass over every map's index per unload.
+ *
  * Iteration order
  * ---------------
  *
@@ -90,6 +101,7 @@
 #include <linux/filter.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
@@ -141,6 +153,9 @@ struct bpf_ip_cookie {
 	struct mutex lock ____cacheline_aligned;
 	u32 count;		/* LIVE slots */
 	u32 used;		/* LIVE + DEAD slots of tbl */
+#ifdef CONFIG_MODULES
+	struct list_head list;	/* in ip_cookie_maps */
+#endif
 };
 
 /* Memory whose last reader may still be running: freed after the grace
@@ -791,6 +806,96 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic,
 					NULL, grave);
 }
 
+#ifdef CONFIG_MODULES
+/* Every IP_COOKIE map, for the module notifier.  Lock order:
+ * ip_cookie_maps_lock, then ic->lock.
+ */
+static LIST_HEAD(ip_cookie_maps);
+static DEFINE_MUTEX(ip_cookie_maps_lock);
+
+/* Remove every entry whose ip lies in @mod.  User-space addresses and file
+ * offsets of uprobes never do.  Called from the module notifier, in
+ * sleepable context, with ip_cookie_maps_lock held.
+ */
+static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
+				   struct module *mod)
+{
+	struct ip_cookie_grave *grave = NULL;
+	struct ip_cookie_table *tbl;
+	u32 i;
+
+	mutex_lock(&ic->lock);
+	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	for (i = 0; i < tbl->len; i++) {
+		struct ip_cookie_slot *slot = &tbl->slots[i];
+		void *elem;
+
+		elem = rcu_dereference_protected(slot->elem,
+						 lockdep_is_held(&ic->lock));
+		if (!elem || !within_module(slot->ip, mod))
+			continue;
+		RCU_INIT_POINTER(slot->elem, NULL);
+		ic->count--;
+		if (!ip_cookie_grave_reserve(&grave, 1)) {
+			ip_cookie_grave_add(grave, elem);
+			continue;
+		}
+		/* No memory for a grave: wait for the readers here. */
+		synchronize_rcu_tasks_trace();
+		synchronize_rcu();
+		kfree(elem);
+	}
+	if (!ip_cookie_grave_reserve(&grave, 1))
+		ip_cookie_maybe_shrink_nolock(ic, grave);
+	mutex_unlock(&ic->lock);
+	ip_cookie_grave_close(grave);
+}
+
+/* An entry of a module that goes away could only alias a function of
+ * the next module loaded at the same address: drop it.
+ */
+static int ip_cookie_module_notify(struct notifier_block *nb,
+				   unsigned long action, void *data)
+{
+	struct bpf_ip_cookie *ic;
+
+	if (action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&ip_cookie_maps_lock);
+	list_for_each_entry(ic, &ip_cookie_maps, list)
+		ip_cookie_purge_module(ic, data);
+	mutex_unlock(&ip_cookie_maps_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ip_cookie_module_nb = {
+	.notifier_call = ip_cookie_module_notify,
+};
+
+static int __init ip_cookie_init(void)
+{
+	return register_module_notifier(&ip_cookie_module_nb);
+}
+late_initcall(ip_cookie_init);
+
+static void ip_cookie_list_add(struct bpf_ip_cookie *ic)
+{
+	mutex_lock(&ip_cookie_maps_lock);
+	list_add(&ic->list, &ip_cookie_maps);
+	mutex_unlock(&ip_cookie_maps_lock);
+}
+
+static void ip_cookie_list_del(struct bpf_ip_cookie *ic)
+{
+	mutex_lock(&ip_cookie_maps_lock);
+	list_del(&ic->list);
+	mutex_unlock(&ip_cookie_maps_lock);
+}
+#else
+static void ip_cookie_list_add(struct bpf_ip_cookie *ic) {}
+static void ip_cookie_list_del(struct bpf_ip_cookie *ic) {}
+#endif
+
 /* Called from syscall, in sleepable context (see bpf_map_update_value()) */
 static long ip_cookie_map_update_elem(struct bpf_map *map, void *key,
 				      void *value, u64 flags)
@@ -1180,6 +1285,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	if (attr->key_size == sizeof(struct bpf_ip_cookie_key))
 		ic->elem_size += sizeof(u64);
 	mutex_init(&ic->lock);
+	ip_cookie_list_add(ic);
 	return &ic->map;
 }
 
@@ -1192,6 +1298,7 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	struct ip_cookie_table *tbl;
 	u32 i;
 
+	ip_cookie_list_del(ic);
 	tbl = rcu_dereference_protected(ic->tbl, true);
 	for (i = 0; i < tbl->len; i++)
 		kfree(rcu_dereference_protected(tbl->slots[i].elem, true));

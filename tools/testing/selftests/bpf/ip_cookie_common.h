@@ -31,4 +31,9 @@ struct res {
 extern __u32 __ksym __weak bpf_get_attach_link_id(void);
 #endif
 
+#ifdef __bpf__
+/* File offset of the uprobe the program runs for. */
+extern __u64 __ksym __weak bpf_get_uprobe_offset(void);
+#endif
+
 #endif

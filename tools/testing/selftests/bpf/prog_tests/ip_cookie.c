@@ -2701,6 +2701,343 @@ out:
 	btf__free(btf);
 }
 
+#define SYM_MAX_ADDRS	16
+
+/* The oracle: distinct addresses of the text symbols called @name in
+ * /proc/kallsyms, of module @mod unless NULL, up to @max of them in @addrs.
+ * Returns how many there are.
+ */
+static int kallsyms_addrs(const char *mod, const char *name, __u64 *addrs,
+			  int max)
+{
+	char line[640], sym[512], col[80];
+	unsigned long long addr;
+	int n = 0, i, k;
+	char type;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		col[0] = '\0';
+		k = sscanf(line, "%llx %c %511s %79s", &addr, &type, sym, col);
+		if (k < 3 || !strchr("tTW", type) || strcmp(sym, name))
+			continue;
+		/* col is "[mod]" */
+		if (mod && (strlen(col) != strlen(mod) + 2 ||
+			    strncmp(col + 1, mod, strlen(mod))))
+			continue;
+		for (i = 0; i < n && i < max; i++)
+			if (addrs[i] == addr)
+				break;
+		if (i < n && i < max)
+			continue;
+		if (n < max)
+			addrs[n] = addr;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+struct text_sym {
+	char *name;
+	__u64 addr;
+};
+
+static int text_sym_cmp(const void *a, const void *b)
+{
+	const struct text_sym *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A text symbol name that several functions share: probes_open (trace_kprobe.c
+ * and trace_uprobe.c), or else the first such name in /proc/kallsyms.
+ */
+static int find_dup_name(char *name, size_t size)
+{
+	struct text_sym *syms = NULL, *tmp;
+	char line[640], sym[512];
+	unsigned long long addr;
+	size_t n = 0, cap = 0, i;
+	int err = -ENOENT;
+	__u64 addrs[2];
+	char type;
+	FILE *f;
+
+	if (kallsyms_addrs(NULL, "probes_open", addrs, 2) >= 2) {
+		snprintf(name, size, "probes_open");
+		return 0;
+	}
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %511s", &addr, &type, sym) != 3 ||
+		    !strchr("tTW", type))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			tmp = realloc(syms, cap * sizeof(*syms));
+			if (!tmp)
+				break;
+			syms = tmp;
+		}
+		syms[n].name = strdup(sym);
+		syms[n].addr = addr;
+		if (syms[n].name)
+			n++;
+	}
+	fclose(f);
+	qsort(syms, n, sizeof(*syms), text_sym_cmp);
+	for (i = 1; i < n && err; i++) {
+		if (!strcmp(syms[i].name, syms[i - 1].name) &&
+		    syms[i].addr != syms[i - 1].addr) {
+			snprintf(name, size, "%s", syms[i].name);
+			err = 0;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(syms[i].name);
+	free(syms);
+	return err;
+}
+
+static char sh_out[1 << 16];
+
+/* Run a shell command; its output (stdout and stderr) is left in sh_out.
+ * Returns its exit status, -1 if it did not exit.
+ */
+static int __printf(1, 2) run_sh(const char *fmt, ...)
+{
+	size_t len = 0, n;
+	char cmd[1024];
+	va_list ap;
+	FILE *f;
+	int st;
+
+	sh_out[0] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>&1");
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (len < sizeof(sh_out) - 1 &&
+	       (n = fread(sh_out + len, 1, sizeof(sh_out) - 1 - len, f)) > 0)
+		len += n;
+	sh_out[len] = '\0';
+	st = pclose(f);
+	if (env.verbosity > VERBOSE_NONE)
+		printf("$ %s\n%s", cmd, sh_out);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The map holds exactly @key, of @size bytes */
+static void expect_only_key(int fd, const void *key, __u32 size,
+			    const char *name)
+{
+	char got[16], next[16];
+
+	if (!ASSERT_OK(bpf_map_get_next_key(fd, NULL, got), name))
+		return;
+	ASSERT_OK(memcmp(got, key, size), name);
+	ASSERT_ERR(bpf_map_get_next_key(fd, got, next), name);
+}
+
+/* "key sym @sym" fails with @msg and adds nothing to the empty map @fd */
+static void expect_sym_error(const char *bpftool, int fd, const char *sym,
+			     const char *msg, const char *name)
+{
+	__u64 key;
+
+	ASSERT_NEQ(run_sh("%s map update id %u key sym %s value hex 2a 00 00 00 00 00 00 00",
+			  bpftool, map_id(fd), sym), 0, name);
+	ASSERT_HAS_SUBSTR(sh_out, msg, name);
+	ASSERT_ERR(bpf_map_get_next_key(fd, NULL, &key), name);
+}
+
+static int set_kptr_restrict(const char *val)
+{
+	int fd, n;
+
+	fd = open("/proc/sys/kernel/kptr_restrict", O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (int)strlen(val) ? 0 : -EIO;
+}
+
+/* Addresses hidden by kptr_restrict: "key sym" fails and says why, dumps
+ * of the map @btf8 holding @ip go on without the name.
+ */
+static void bpftool_sym_hidden(const char *bpftool, int fd8, int btf8,
+			       __u64 ip)
+{
+	char want[64], saved[16];
+	bool got;
+	FILE *f;
+	int err;
+
+	f = fopen("/proc/sys/kernel/kptr_restrict", "r");
+	if (!ASSERT_OK_PTR(f, "kptr_restrict"))
+		return;
+	got = !!fgets(saved, sizeof(saved), f);
+	fclose(f);
+	if (!ASSERT_TRUE(got, "kptr_restrict_read") ||
+	    !ASSERT_OK(set_kptr_restrict("2"), "kptr_restrict_2"))
+		return;
+	expect_sym_error(bpftool, fd8, "vfs_read",
+			 "/proc/kallsyms shows no addresses", "hidden");
+	err = run_sh("%s map dump id %u", bpftool, map_id(btf8));
+	ASSERT_OK(set_kptr_restrict(saved), "kptr_restrict_restore");
+	ASSERT_EQ(err, 0, "hidden_dump");
+	snprintf(want, sizeof(want), "\"ip\": \"0x%llx\"", ip);
+	ASSERT_HAS_SUBSTR(sh_out, want, "hidden_dump_ip");
+	ASSERT_HAS_SUBSTR(sh_out, "shown without symbols", "hidden_dump_msg");
+}
+
+/* bpftool's "key sym [MODULE:]NAME [link LINK]" takes the address of the
+ * function in /proc/kallsyms, and dumps show the function of each key.
+ */
+static void test_bpftool_sym(void)
+{
+	const char *val = "value hex 2a 00 00 00 00 00 00 00";
+	struct bpf_ip_cookie_key k16 = { .link_id = 7 };
+	__u64 ip, key, addrs[SYM_MAX_ADDRS], v = 0;
+	int fd8, fd16, btf8, btf16, n, i;
+	char want[640], dup[512];
+	struct ip_cookie *skel;
+	const char *bpftool;
+
+	bpftool = access("./bpftool", X_OK) ? "bpftool" : "./bpftool";
+	if (!ASSERT_EQ(kallsyms_addrs(NULL, "vfs_read", &ip, 1), 1, "vfs_read") ||
+	    !ASSERT_NEQ(ip, 0, "vfs_read_ip"))
+		return;
+	skel = ip_cookie__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	btf8 = bpf_map__fd(skel->maps.ip_map);
+	btf16 = bpf_map__fd(skel->maps.link_keyed_map);
+	fd8 = create_map(8, 8, 4, 0);
+	fd16 = create_map(16, 8, 4, 0);
+	if (!ASSERT_GE(fd8, 0, "create8") || !ASSERT_GE(fd16, 0, "create16"))
+		goto out;
+
+	/* 8-byte keys, with BTF: the key is the kallsyms address */
+	ASSERT_EQ(run_sh("%s map update id %u key sym vfs_read %s", bpftool,
+			 map_id(btf8), val), 0, "update8_btf");
+	expect_only_key(btf8, &ip, 8, "key8_btf");
+	ASSERT_OK(bpf_map_lookup_elem(btf8, &ip, &v), "lookup8_btf");
+	ASSERT_EQ(v, 42, "value8_btf");
+	snprintf(want, sizeof(want), "\"ip\": \"0x%llx <vfs_read>\"", ip);
+	ASSERT_EQ(run_sh("%s map dump id %u", bpftool, map_id(btf8)), 0,
+		  "dump8_btf");
+	ASSERT_HAS_SUBSTR(sh_out, want, "dump8_btf_ip");
+	ASSERT_EQ(run_sh("%s map lookup id %u key sym vfs_read", bpftool,
+			 map_id(btf8)), 0, "lookup8_btf_sym");
+	ASSERT_HAS_SUBSTR(sh_out, want, "lookup8_btf_ip");
+	ASSERT_HAS_SUBSTR(sh_out, "\"value\": 42", "lookup8_btf_value");
+	ASSERT_EQ(run_sh("%s -j map dump id %u", bpftool, map_id(btf8)), 0,
+		  "json8_btf");
+	ASSERT_HAS_SUBSTR(sh_out, "\"sym\":\"vfs_read\"", "json8_btf_sym");
+
+	/* Without BTF, then deleted by name */
+	ASSERT_EQ(run_sh("%s map update id %u key sym vfs_read %s", bpftool,
+			 map_id(fd8), val), 0, "update8");
+	expect_only_key(fd8, &ip, 8, "key8");
+	snprintf(want, sizeof(want), "\nip: 0x%llx <vfs_read>\n", ip);
+	ASSERT_EQ(run_sh("%s map dump id %u", bpftool, map_id(fd8)), 0, "dump8");
+	ASSERT_HAS_SUBSTR(sh_out, want, "dump8_ip");
+	ASSERT_EQ(run_sh("%s -j map dump id %u", bpftool, map_id(fd8)), 0,
+		  "json8");
+	ASSERT_HAS_SUBSTR(sh_out, "\"sym\":\"vfs_read\"", "json8_sym");
+	ASSERT_EQ(run_sh("%s map delete id %u key sym vfs_read", bpftool,
+			 map_id(fd8)), 0, "delete8");
+	ASSERT_ERR(bpf_map_get_next_key(fd8, NULL, &key), "deleted8");
+
+	/* 16-byte keys take the link ID too */
+	k16.ip = ip;
+	ASSERT_EQ(run_sh("%s map update id %u key sym vfs_read link id 7 %s",
+			 bpftool, map_id(btf16), val), 0, "update16_btf");
+	expect_only_key(btf16, &k16, 16, "key16_btf");
+	snprintf(want, sizeof(want), "\"ip\": \"0x%llx <vfs_read>\"", ip);
+	ASSERT_EQ(run_sh("%s map dump id %u", bpftool, map_id(btf16)), 0,
+		  "dump16_btf");
+	ASSERT_HAS_SUBSTR(sh_out, want, "dump16_btf_ip");
+	ASSERT_HAS_SUBSTR(sh_out, "\"link_id\": 7,", "dump16_btf_link");
+	ASSERT_EQ(run_sh("%s map update id %u key sym vfs_read link id 7 %s",
+			 bpftool, map_id(fd16), val), 0, "update16");
+	expect_only_key(fd16, &k16, 16, "key16");
+	snprintf(want, sizeof(want), "\nip: 0x%llx <vfs_read>  link_id: 7\n", ip);
+	ASSERT_EQ(run_sh("%s map dump id %u", bpftool, map_id(fd16)), 0,
+		  "dump16");
+	ASSERT_HAS_SUBSTR(sh_out, want, "dump16_ip");
+	ASSERT_EQ(run_sh("%s -j map dump id %u", bpftool, map_id(fd16)), 0,
+		  "json16");
+	ASSERT_HAS_SUBSTR(sh_out, "\"sym\":\"vfs_read\"", "json16_sym");
+	ASSERT_NEQ(run_sh("%s map update id %u key sym vfs_write %s", bpftool,
+			  map_id(fd16), val), 0, "update16_nolink");
+	ASSERT_HAS_SUBSTR(sh_out, "need a link", "update16_nolink_msg");
+
+	/* Names of no function, or of several */
+	expect_sym_error(bpftool, fd8, "ipc_no_such_function", "not found",
+			 "unknown_name");
+	expect_sym_error(bpftool, fd8, "ipc_no_such_module:vfs_read",
+			 "no symbols of module ipc_no_such_module",
+			 "unknown_module");
+	if (ASSERT_OK(find_dup_name(dup, sizeof(dup)), "dup_name")) {
+		n = kallsyms_addrs(NULL, dup, addrs, SYM_MAX_ADDRS);
+		snprintf(want, sizeof(want), "%s has %d instances", dup, n);
+		expect_sym_error(bpftool, fd8, dup, want, "dup");
+		ASSERT_HAS_SUBSTR(sh_out, "key hex", "dup_hint");
+		/* with the addresses, the first eight of them */
+		for (i = 0; i < n && i < 8 && i < SYM_MAX_ADDRS; i++) {
+			snprintf(want, sizeof(want), "0x%llx", addrs[i]);
+			ASSERT_HAS_SUBSTR(sh_out, want, "dup_addr");
+		}
+	}
+
+	bpftool_sym_hidden(bpftool, fd8, btf8, ip);
+
+	/* MODULE:NAME, last: without bpf_testmod only this part is skipped */
+	if (kallsyms_addrs("bpf_testmod", "bpf_testmod_test_read", addrs, 1) != 1) {
+		printf("%s:SKIP: no bpf_testmod_test_read in /proc/kallsyms\n",
+		       __func__);
+		test__skip();
+		goto out;
+	}
+	expect_sym_error(bpftool, fd8, "vmlinux:bpf_testmod_test_read",
+			 "not found", "module_not_vmlinux");
+	ASSERT_EQ(run_sh("%s map update id %u key sym bpf_testmod:bpf_testmod_test_read %s",
+			 bpftool, map_id(fd8), val), 0, "update_mod");
+	expect_only_key(fd8, &addrs[0], 8, "key_mod");
+	snprintf(want, sizeof(want),
+		 "\nip: 0x%llx <bpf_testmod_test_read [bpf_testmod]>\n",
+		 addrs[0]);
+	ASSERT_EQ(run_sh("%s map dump id %u", bpftool, map_id(fd8)), 0,
+		  "dump_mod");
+	ASSERT_HAS_SUBSTR(sh_out, want, "dump_mod_ip");
+	ASSERT_EQ(run_sh("%s -j map dump id %u", bpftool, map_id(fd8)), 0,
+		  "json_mod");
+	ASSERT_HAS_SUBSTR(sh_out,
+			  "\"sym\":\"bpf_testmod_test_read\",\"module\":\"bpf_testmod\"",
+			  "json_mod_sym");
+out:
+	if (fd8 >= 0)
+		close(fd8);
+	if (fd16 >= 0)
+		close(fd16);
+	ip_cookie__destroy(skel);
+}
+
 void test_ip_cookie(void)
 {
 	if (test__start_subtest("bad_attrs"))
@@ -2733,6 +3070,8 @@ void test_ip_cookie(void)
 		test_inner_map();
 	if (test__start_subtest("bpftool_dump"))
 		test_bpftool_dump();
+	if (test__start_subtest("bpftool_sym"))
+		test_bpftool_sym();
 	if (test__start_subtest("rebuild_thresholds"))
 		test_rebuild_thresholds();
 	if (test__start_subtest("batch_overgrowth"))

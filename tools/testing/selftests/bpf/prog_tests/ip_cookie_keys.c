@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bpf_link__ip_cookie_keys(): the keys a link's programs compute, from the
+ * link, filled into an IP_COOKIE map in one batch.  Every key must be the
+ * address /proc/kallsyms shows for its function (also for functions
+ * attached by their ftrace address, after the ENDBR with IBT, and for
+ * static functions that share a name), in the link's order, and every hit
+ * of the programs must find the value of its own function.
+ */
+#define _GNU_SOURCE
+#include <test_progs.h>
+#include <sys/syscall.h>
+#include "trace_helpers.h"
+#include "ip_cookie_keys.skel.h"
+
+#define RUNS		5
+#define MASK		0x5eed0ff1ce5ULL	/* value of key k: k ^ MASK */
+#define NR_SYMS		20
+#define NR_FENTRY	8
+
+/* A pattern of roughly 1,000 functions on x86-64 6.12, syscalls among them. */
+#define GLOB		"*sys*"
+#define GLOB_MIN	500
+/* A static function defined in fs/proc/base.c and fs/proc/generic.c, called
+ * when /proc/self/stat and /proc/cmdline are opened, respectively.  (The
+ * two probes_open() of kernel/trace/trace_{k,u}probe.c are not traceable:
+ * kernel/trace/ is built without the ftrace flags.)
+ */
+#define DUP_NAME	"proc_single_open"
+
+/* Deliberately sorted neither by name nor by address. */
+static const char * const syms[NR_SYMS] = {
+	"bpf_fentry_test7", "__x64_sys_getuid", "bpf_fentry_test2",
+	"__x64_sys_umask", "bpf_fentry_test9", "__x64_sys_getpgid",
+	"bpf_fentry_test1", "__x64_sys_sched_yield", "__x64_sys_getppid",
+	"bpf_fentry_test5", "__x64_sys_getegid", "bpf_fentry_test3",
+	"__x64_sys_gettid", "bpf_fentry_test8", "__x64_sys_getsid",
+	"__x64_sys_getpid", "bpf_fentry_test4", "__x64_sys_geteuid",
+	"bpf_fentry_test6", "__x64_sys_getgid",
+};
+
+/* In reverse order, to see that addrs keep their order too. */
+static const char * const fentry_funcs[NR_FENTRY] = {
+	"bpf_fentry_test8", "bpf_fentry_test7", "bpf_fentry_test6",
+	"bpf_fentry_test5", "bpf_fentry_test4", "bpf_fentry_test3",
+	"bpf_fentry_test2", "bpf_fentry_test1",
+};
+
+/* Text symbols of /proc/kallsyms, sorted by address: the oracle. */
+struct sym {
+	__u64 addr;
+	char *name;
+};
+
+struct syms {
+	struct sym *s;
+	size_t cnt;
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void syms_free(struct syms *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cnt; i++)
+		free(t->s[i].name);
+	free(t->s);
+	t->s = NULL;
+	t->cnt = 0;
+}
+
+/* Function symbols only, and not the __pfx_/__cfi_ padding symbols in front
+ * of the functions: a key 16 bytes early must not pass.
+ */
+static int syms_load(struct syms *t)
+{
+	unsigned long long addr;
+	char line[512], name[256], type;
+	size_t cap = 0;
+	struct sym *s;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!addr || !strchr("tTwW", type) ||
+		    !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
+			continue;
+		if (t->cnt == cap) {
+			cap = cap ? cap * 2 : 65536;
+			s = realloc(t->s, cap * sizeof(*s));
+			if (!s)
+				goto nomem;
+			t->s = s;
+		}
+		t->s[t->cnt].addr = addr;
+		t->s[t->cnt].name = strdup(name);
+		if (!t->s[t->cnt].name)
+			goto nomem;
+		t->cnt++;
+	}
+	fclose(f);
+	qsort(t->s, t->cnt, sizeof(*t->s), sym_cmp);
+	return t->cnt ? 0 : -ENOENT;
+nomem:
+	fclose(f);
+	syms_free(t);
+	return -ENOMEM;
+}
+
+/* Index of the first symbol at @addr, or -1. */
+static long sym_at(const struct syms *t, __u64 addr)
+{
+	size_t lo = 0, hi = t->cnt, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->s[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->cnt && t->s[lo].addr == addr ? (long)lo : -1;
+}
+
+/* Whether a symbol @name starts at @addr (NULL: any symbol). */
+static bool sym_is(const struct syms *t, __u64 addr, const char *name)
+{
+	long i = sym_at(t, addr);
+
+	for (; i >= 0 && (size_t)i < t->cnt && t->s[i].addr == addr; i++)
+		if (!name || !strcmp(t->s[i].name, name))
+			return true;
+	return false;
+}
+
+/* Address of the (first) symbol @name, or 0. */
+static __u64 sym_addr(const struct syms *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->cnt; i++)
+		if (!strcmp(t->s[i].name, name))
+			return t->s[i].addr;
+	return 0;
+}
+
+static const char *sym_name(const struct syms *t, __u64 addr)
+{
+	long i = sym_at(t, addr);
+
+	return i < 0 ? "(no symbol)" : t->s[i].name;
+}
+
+/* available_filter_functions_addrs: "addr name [module]" per ftrace site */
+static FILE *open_ftrace_addrs(void)
+{
+	if (!access("/sys/kernel/tracing/trace", F_OK))
+		return fopen("/sys/kernel/tracing/available_filter_functions_addrs", "r");
+	return fopen("/sys/kernel/debug/tracing/available_filter_functions_addrs", "r");
+}
+
+/* Ftrace addresses of @n functions of unique names: 0 if all found. */
+static int ftrace_addrs(const char * const *names, int n, unsigned long *addrs)
+{
+	unsigned long long addr;
+	char line[512], name[256];
+	int i, found = 0;
+	FILE *f;
+
+	f = open_ftrace_addrs();
+	if (!f)
+		return -errno;
+	memset(addrs, 0, n * sizeof(*addrs));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %255s", &addr, name) != 2)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (!addrs[i] && !strcmp(name, names[i])) {
+				addrs[i] = addr;
+				found++;
+			}
+		}
+	}
+	fclose(f);
+	return found == n ? 0 : -ENOENT;
+}
+
+/* How many traceable functions are called @name. */
+static int ftrace_count(const char *name)
+{
+	char line[512], fname[256];
+	unsigned long long addr;
+	int n = 0;
+	FILE *f;
+
+	f = open_ftrace_addrs();
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %255s", &addr, fname) == 2 &&
+		    !strcmp(fname, name))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static __u32 link_id(struct bpf_link *link)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len),
+		       "link_info"))
+		return 0;
+	return info.id;
+}
+
+/* All keys of @link, 8 bytes each: an array to free, NULL on failure. */
+static __u64 *get_keys(struct bpf_link *link, size_t *cnt)
+{
+	size_t n = 0, want;
+	__u64 *keys;
+	int err;
+
+	err = bpf_link__ip_cookie_keys(link, NULL, sizeof(*keys), &n);
+	if (!ASSERT_EQ(err, -ENOSPC, "size_query") ||
+	    !ASSERT_GT(n, 0, "nr_keys"))
+		return NULL;
+	keys = calloc(n, sizeof(*keys));
+	if (!ASSERT_OK_PTR(keys, "calloc"))
+		return NULL;
+	want = n;
+	err = bpf_link__ip_cookie_keys(link, keys, sizeof(*keys), &n);
+	if (!ASSERT_OK(err, "ip_cookie_keys") || !ASSERT_EQ(n, want, "cnt")) {
+		free(keys);
+		return NULL;
+	}
+	*cnt = n;
+	return keys;
+}
+
+/* Fill ip_map in one batch: key k -> k ^ MASK. */
+static bool fill_ip_map(struct ip_cookie_keys *skel, const __u64 *keys,
+			size_t n)
+{
+	__u32 cnt = n;
+	__u64 *vals;
+	size_t i;
+	int err;
+
+	vals = calloc(n, sizeof(*vals));
+	if (!ASSERT_OK_PTR(vals, "calloc"))
+		return false;
+	for (i = 0; i < n; i++)
+		vals[i] = keys[i] ^ MASK;
+	err = bpf_map_update_batch(bpf_map__fd(skel->maps.ip_map), keys, vals,
+				   &cnt, NULL);
+	free(vals);
+	return ASSERT_OK(err, "update_batch") && ASSERT_EQ(cnt, n, "updated");
+}
+
+static struct ip_cookie_keys *open_skel(void)
+{
+	struct ip_cookie_keys *skel;
+
+	skel = ip_cookie_keys__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return NULL;
+	skel->bss->tid = syscall(SYS_gettid);
+	skel->bss->mask = MASK;
+	return skel;
+}
+
+/* bpf_fentry_test1..9, @n times */
+static void trigger(struct ip_cookie_keys *skel, int n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int fd = bpf_program__fd(skel->progs.trigger);
+
+	while (n--)
+		ASSERT_OK(bpf_prog_test_run_opts(fd, &topts), "test_run");
+}
+
+/* No misses and no wrong values; @hits (if not -1) exactly. */
+static void check_counts(struct ip_cookie_keys *skel, const struct syms *t,
+			 long long hits)
+{
+	if (!ASSERT_EQ(skel->bss->missed, 0, "missed"))
+		printf("%s: last missed: 0x%llx %s\n", __func__,
+		       skel->bss->missed_ip, sym_name(t, skel->bss->missed_ip));
+	if (!ASSERT_EQ(skel->bss->wrong, 0, "wrong"))
+		printf("%s: last wrong: 0x%llx %s\n", __func__,
+		       skel->bss->wrong_ip, sym_name(t, skel->bss->wrong_ip));
+	if (hits < 0)
+		ASSERT_GT(skel->bss->hits, 0, "hits");
+	else
+		ASSERT_EQ(skel->bss->hits, hits, "hits");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A pattern: one key per function, each the start of a function symbol,
+ * all distinct, filled in one batch; syscalls then hit only functions
+ * whose values they find.
+ */
+static void test_kprobe_multi_glob(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct ip_cookie_keys *skel;
+	struct bpf_link *link = NULL;
+	struct syms t = {};
+	__u64 *keys = NULL, *sorted = NULL;
+	size_t n = 0, i, bad = 0;
+	int k;
+
+	skel = open_skel();
+	if (!skel)
+		return;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.check_ip,
+						     GLOB, &opts);
+	if (!ASSERT_OK_PTR(link, "attach_glob"))
+		goto out;
+	keys = get_keys(link, &n);
+	if (!keys)
+		goto out;
+	printf("%s: %zu functions match '%s'\n", __func__, n, GLOB);
+	ASSERT_GE(n, GLOB_MIN, "nr_functions");
+
+	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!sym_is(&t, keys[i], NULL)) {
+			if (bad++ < 5)
+				printf("%s: key %zu 0x%llx is not a symbol (%s)\n",
+				       __func__, i, keys[i],
+				       sym_name(&t, keys[i]));
+		}
+	}
+	ASSERT_EQ(bad, 0, "keys_not_symbols");
+	sorted = malloc(n * sizeof(*sorted));
+	if (!ASSERT_OK_PTR(sorted, "malloc"))
+		goto out;
+	memcpy(sorted, keys, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	for (i = 1, bad = 0; i < n; i++)
+		bad += sorted[i] == sorted[i - 1];
+	ASSERT_EQ(bad, 0, "duplicate_keys");
+
+	if (!fill_ip_map(skel, keys, n))
+		goto out;
+	skel->bss->armed = 1;
+	for (k = 0; k < 20; k++) {
+		syscall(SYS_getpgid, 0);
+		syscall(SYS_getppid);
+		syscall(SYS_getuid);
+		syscall(SYS_getgid);
+		syscall(SYS_sched_yield);
+	}
+	skel->bss->armed = 0;
+	check_counts(skel, &t, -1);
+out:
+	free(sorted);
+	free(keys);
+	syms_free(&t);
+	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
+}
+
+/* Attached by names in an order of the test's choosing: keys in that order,
+ * 8 bytes or {ip, link_id}; with cookies, by address.
+ */
+static void test_kprobe_multi_syms_order(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	struct bpf_ip_cookie_key wide[NR_SYMS];
+	__u64 keys[NR_SYMS], want[NR_SYMS], cookies[NR_SYMS];
+	struct bpf_link *link = NULL, *clink = NULL;
+	struct ip_cookie_keys *skel;
+	bool name_sorted = true;
+	struct syms t = {};
+	size_t n, i;
+	__u32 id;
+	int err;
+
+	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+		return;
+	for (i = 0; i < NR_SYMS; i++) {
+		want[i] = sym_addr(&t, syms[i]);
+		if (!ASSERT_NEQ(want[i], 0, syms[i]))
+			goto out_syms;
+		if (i && strcmp(syms[i - 1], syms[i]) > 0)
+			name_sorted = false;
+	}
+	/* The kernel sorts the names: the test needs an order it must undo. */
+	ASSERT_FALSE(name_sorted, "syms_not_sorted");
+
+	skel = open_skel();
+	if (!skel)
+		goto out_syms;
+	opts.syms = (const char **)syms;
+	opts.cnt = NR_SYMS;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.kmulti_link,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach_syms"))
+		goto out;
+
+	n = NR_SYMS;
+	err = bpf_link__ip_cookie_keys(link, keys, sizeof(keys[0]), &n);
+	if (!ASSERT_OK(err, "keys8") || !ASSERT_EQ(n, NR_SYMS, "cnt8"))
+		goto out;
+	for (i = 0; i < NR_SYMS; i++)
+		if (!ASSERT_EQ(keys[i], want[i], "key_in_syms_order"))
+			printf("%s: key %zu is %s, want %s\n", __func__, i,
+			       sym_name(&t, keys[i]), syms[i]);
+
+	id = link_id(link);
+	memset(wide, 0xa5, sizeof(wide));
+	n = NR_SYMS;
+	err = bpf_link__ip_cookie_keys(link, wide, sizeof(wide[0]), &n);
+	if (!ASSERT_OK(err, "keys16") || !ASSERT_EQ(n, NR_SYMS, "cnt16"))
+		goto out;
+	for (i = 0; i < NR_SYMS; i++) {
+		ASSERT_EQ(wide[i].ip, want[i], "wide_ip");
+		ASSERT_EQ(wide[i].link_id, id, "wide_link_id");
+		ASSERT_EQ(wide[i].reserved, 0, "wide_reserved");
+	}
+
+	/* With cookies the kernel sorts the functions by address. */
+	for (i = 0; i < NR_SYMS; i++)
+		cookies[i] = i + 1;
+	opts.cookies = cookies;
+	clink = bpf_program__attach_kprobe_multi_opts(skel->progs.kmulti_link,
+						      NULL, &opts);
+	if (!ASSERT_OK_PTR(clink, "attach_cookies"))
+		goto out;
+	n = NR_SYMS;
+	err = bpf_link__ip_cookie_keys(clink, keys, sizeof(keys[0]), &n);
+	if (!ASSERT_OK(err, "keys_cookies") || !ASSERT_EQ(n, NR_SYMS, "cnt"))
+		goto out;
+	qsort(want, NR_SYMS, sizeof(want[0]), cmp_u64);
+	for (i = 0; i < NR_SYMS; i++)
+		ASSERT_EQ(keys[i], want[i], "key_by_address");
+out:
+	bpf_link__destroy(clink);
+	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
+out_syms:
+	syms_free(&t);
+}
+
+/* Attached by the addresses of available_filter_functions_addrs, which are
+ * past the ENDBR with IBT: the keys are the functions' symbol addresses,
+ * what bpf_get_func_ip() returns, and every hit finds its value.
+ */
+static void test_kprobe_multi_ftrace_addrs(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	unsigned long addrs[NR_FENTRY];
+	struct ip_cookie_keys *skel = NULL;
+	struct bpf_link *link = NULL;
+	__u64 keys[NR_FENTRY], want;
+	struct syms t = {};
+	int i, shifted = 0;
+	size_t n;
+	int err;
+
+	if (!ASSERT_OK(ftrace_addrs(fentry_funcs, NR_FENTRY, addrs),
+		       "ftrace_addrs"))
+		return;
+	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+		return;
+	skel = open_skel();
+	if (!skel)
+		goto out;
+	opts.addrs = addrs;
+	opts.cnt = NR_FENTRY;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.check_ip,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach_addrs"))
+		goto out;
+	n = NR_FENTRY;
+	err = bpf_link__ip_cookie_keys(link, keys, sizeof(keys[0]), &n);
+	if (!ASSERT_OK(err, "ip_cookie_keys") || !ASSERT_EQ(n, NR_FENTRY, "cnt"))
+		goto out;
+	for (i = 0; i < NR_FENTRY; i++) {
+		want = sym_addr(&t, fentry_funcs[i]);
+		shifted += addrs[i] != want;
+		if (!ASSERT_EQ(keys[i], want, "key_is_symbol"))
+			printf("%s: %s: ftrace 0x%lx key 0x%llx symbol 0x%llx\n",
+			       __func__, fentry_funcs[i], addrs[i], keys[i],
+			       want);
+	}
+	printf("%s: %d of %d ftrace addresses are not the symbol's\n",
+	       __func__, shifted, NR_FENTRY);
+
+	if (!fill_ip_map(skel, keys, n))
+		goto out;
+	skel->bss->armed = 1;
+	trigger(skel, RUNS);
+	skel->bss->armed = 0;
+	check_counts(skel, &t, NR_FENTRY * RUNS);
+out:
+	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
+	syms_free(&t);
+}
+
+/* fentry and fexit on one function: one {ip, link_id} key per link, the
+ * function's address and the link's ID, and each program finds its link's
+ * value.
+ */
+static void test_fentry(void)
+{
+	struct bpf_ip_cookie_key wide[2], room[2];
+	struct bpf_link *links[2] = {};
+	struct ip_cookie_keys *skel;
+	__u64 ip, key, vals[2];
+	__u32 cnt = 2;
+	size_t n;
+	int i, err;
+
+	if (!ASSERT_OK(kallsyms_find("bpf_fentry_test1", &ip), "kallsyms"))
+		return;
+	skel = open_skel();
+	if (!skel)
+		return;
+	links[0] = bpf_program__attach(skel->progs.fentry_link);
+	links[1] = bpf_program__attach(skel->progs.fexit_link);
+	if (!ASSERT_OK_PTR(links[0], "attach_fentry") ||
+	    !ASSERT_OK_PTR(links[1], "attach_fexit"))
+		goto out;
+
+	for (i = 0; i < 2; i++) {
+		n = 0;
+		err = bpf_link__ip_cookie_keys(links[i], NULL, sizeof(wide[i]), &n);
+		ASSERT_EQ(err, -ENOSPC, "size_query");
+		ASSERT_EQ(n, 1, "one_key");
+		n = 1;
+		memset(&wide[i], 0xa5, sizeof(wide[i]));
+		err = bpf_link__ip_cookie_keys(links[i], &wide[i], sizeof(wide[i]), &n);
+		if (!ASSERT_OK(err, "keys16") || !ASSERT_EQ(n, 1, "cnt16"))
+			goto out;
+		ASSERT_EQ(wide[i].ip, ip, "ip");
+		ASSERT_EQ(wide[i].link_id, link_id(links[i]), "link_id");
+		ASSERT_EQ(wide[i].reserved, 0, "reserved");
+		n = 1;
+		err = bpf_link__ip_cookie_keys(links[i], &key, sizeof(key), &n);
+		ASSERT_OK(err, "keys8");
+		ASSERT_EQ(key, ip, "key8");
+		/* More room than keys: the rest is left alone. */
+		n = 2;
+		memset(room, 0xa5, sizeof(room));
+		err = bpf_link__ip_cookie_keys(links[i], room, sizeof(room[0]), &n);
+		ASSERT_OK(err, "keys16_room");
+		ASSERT_EQ(n, 1, "cnt16_room");
+		ASSERT_EQ(room[0].ip, ip, "ip_room");
+		ASSERT_EQ(room[1].reserved, 0xa5a5a5a5, "room_untouched");
+		vals[i] = i + 1;
+	}
+	ASSERT_NEQ(wide[0].link_id, wide[1].link_id, "two_links");
+
+	err = bpf_map_update_batch(bpf_map__fd(skel->maps.link_map), wide, vals,
+				   &cnt, NULL);
+	if (!ASSERT_OK(err, "update_batch") || !ASSERT_EQ(cnt, 2, "updated"))
+		goto out;
+	skel->bss->armed = 1;
+	trigger(skel, RUNS);
+	skel->bss->armed = 0;
+	ASSERT_EQ(skel->bss->missed, 0, "missed");
+	ASSERT_EQ(skel->bss->link_hits[1], RUNS, "fentry_hits");
+	ASSERT_EQ(skel->bss->link_hits[2], RUNS, "fexit_hits");
+out:
+	bpf_link__destroy(links[1]);
+	bpf_link__destroy(links[0]);
+	ip_cookie_keys__destroy(skel);
+}
+
+static void open_close(const char *path, int n)
+{
+	int fd;
+
+	while (n--) {
+		fd = open(path, O_RDONLY);
+		if (!ASSERT_GE(fd, 0, path))
+			return;
+		close(fd);
+	}
+}
+
+static bool dup_hits(struct ip_cookie_keys *skel, const __u64 *keys,
+		     const __u64 *start, __u64 *hits)
+{
+	int fd = bpf_map__fd(skel->maps.ip_map), i;
+	__u64 v;
+
+	for (i = 0; i < 2; i++) {
+		if (!ASSERT_OK(bpf_map_lookup_elem(fd, &keys[i], &v), "lookup"))
+			return false;
+		hits[i] = v - start[i];
+	}
+	return true;
+}
+
+/* Two static functions of one name, attached by that name as a pattern:
+ * two keys, and each function counts its own calls under its own key.
+ */
+static void test_dup_static(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	const char *paths[2] = { "/proc/self/stat", "/proc/cmdline" };
+	const int calls[2] = { 3, 5 };
+	__u64 *keys = NULL, start[2], hits[2];
+	struct ip_cookie_keys *skel = NULL;
+	struct bpf_link *link = NULL;
+	int nr, first = -1, i;
+	struct syms t = {};
+	__u32 cnt = 2;
+	size_t n = 0;
+
+	nr = ftrace_count(DUP_NAME);
+	if (!ASSERT_GE(nr, 0, "ftrace_addrs"))
+		return;
+	if (nr < 2) {
+		printf("%s: %d traceable %s functions\n", __func__, nr, DUP_NAME);
+		test__skip();
+		return;
+	}
+	ASSERT_EQ(nr, 2, "nr_traceable");
+	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+		return;
+	skel = open_skel();
+	if (!skel)
+		goto out;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.count_ip,
+						     DUP_NAME, &opts);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	keys = get_keys(link, &n);
+	if (!keys || !ASSERT_EQ(n, 2, "nr_keys"))
+		goto out;
+	ASSERT_NEQ(keys[0], keys[1], "distinct_keys");
+	for (i = 0; i < 2; i++)
+		if (!ASSERT_TRUE(sym_is(&t, keys[i], DUP_NAME), "key_is_dup_sym"))
+			printf("%s: key 0x%llx is %s\n", __func__, keys[i],
+			       sym_name(&t, keys[i]));
+
+	start[0] = 1000000;
+	start[1] = 2000000;
+	if (!ASSERT_OK(bpf_map_update_batch(bpf_map__fd(skel->maps.ip_map),
+					    keys, start, &cnt, NULL),
+		       "update_batch") || !ASSERT_EQ(cnt, 2, "updated"))
+		goto out;
+
+	/* The first file's calls go to one key, whichever it is ... */
+	skel->bss->armed = 1;
+	open_close(paths[0], calls[0]);
+	skel->bss->armed = 0;
+	if (!dup_hits(skel, keys, start, hits))
+		goto out;
+	for (i = 0; i < 2; i++)
+		if (hits[i] == calls[0] && hits[!i] == 0)
+			first = i;
+	if (!ASSERT_GE(first, 0, "one_key_hit"))
+		printf("%s: %s: hits %llu and %llu\n", __func__, paths[0],
+		       hits[0], hits[1]);
+
+	/* ... the second file's to the other. */
+	skel->bss->armed = 1;
+	open_close(paths[1], calls[1]);
+	skel->bss->armed = 0;
+	if (!dup_hits(skel, keys, start, hits))
+		goto out;
+	if (first >= 0) {
+		ASSERT_EQ(hits[first], calls[0], "first_key_unchanged");
+		ASSERT_EQ(hits[!first], calls[1], "other_key_hit");
+	}
+	ASSERT_EQ(skel->bss->missed, 0, "missed");
+out:
+	free(keys);
+	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
+	syms_free(&t);
+}
+
+static int read_sysctl(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, size, f))
+		err = -EIO;
+	fclose(f);
+	return err;
+}
+
+#define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
+
+/* Arguments, room, errno, and the links the API does not serve. */
+static void test_errors(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	const char *names[3] = { "bpf_fentry_test3", "bpf_fentry_test1",
+				 "bpf_fentry_test2" };
+	struct bpf_link *link = NULL, *fentry = NULL, *other = NULL;
+	struct bpf_ip_cookie_key wide[3];
+	struct ip_cookie_keys *skel;
+	__u64 keys[5], first;
+	char saved[16] = "";
+	size_t n;
+	int err, i;
+
+	skel = open_skel();
+	if (!skel)
+		return;
+	opts.syms = names;
+	opts.cnt = 3;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.check_ip,
+						     NULL, &opts);
+	fentry = bpf_program__attach(skel->progs.fentry_link);
+	if (!ASSERT_OK_PTR(link, "attach_kmulti") ||
+	    !ASSERT_OK_PTR(fentry, "attach_fentry"))
+		goto out;
+
+	/* Room: none, too little, exact, more. */
+	n = 0;
+	errno = 0;
+	err = bpf_link__ip_cookie_keys(link, NULL, sizeof(keys[0]), &n);
+	ASSERT_EQ(err, -ENOSPC, "size_query");
+	ASSERT_EQ(errno, ENOSPC, "size_query_errno");
+	ASSERT_EQ(n, 3, "size_query_cnt");
+	memset(keys, 0xa5, sizeof(keys));
+	n = 2;
+	err = bpf_link__ip_cookie_keys(link, keys, sizeof(keys[0]), &n);
+	ASSERT_EQ(err, -ENOSPC, "too_little_room");
+	ASSERT_EQ(n, 3, "too_little_room_cnt");
+	ASSERT_EQ(keys[0], 0xa5a5a5a5a5a5a5a5ULL, "too_little_room_untouched");
+	n = 3;
+	ASSERT_OK(bpf_link__ip_cookie_keys(link, keys, sizeof(keys[0]), &n),
+		  "exact_room");
+	first = keys[0];
+	n = 5;
+	memset(keys, 0xa5, sizeof(keys));
+	ASSERT_OK(bpf_link__ip_cookie_keys(link, keys, sizeof(keys[0]), &n),
+		  "more_room");
+	ASSERT_EQ(n, 3, "more_room_cnt");
+	ASSERT_EQ(keys[0], first, "more_room_key");
+	ASSERT_EQ(keys[3], 0xa5a5a5a5a5a5a5a5ULL, "more_room_untouched");
+	n = 3;
+	ASSERT_OK(bpf_link__ip_cookie_keys(link, wide, sizeof(wide[0]), &n),
+		  "wide");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(wide[i].ip, keys[i], "wide_ip");
+
+	/* Bad arguments leave the count alone. */
+	n = 3;
+	errno = 0;
+	ASSERT_EQ(bpf_link__ip_cookie_keys(NULL, keys, 8, &n), -EINVAL, "no_link");
+	ASSERT_EQ(errno, EINVAL, "no_link_errno");
+	ASSERT_EQ(bpf_link__ip_cookie_keys(link, keys, 8, NULL), -EINVAL, "no_cnt");
+	ASSERT_EQ(bpf_link__ip_cookie_keys(link, NULL, 8, &n), -EINVAL,
+		  "no_keys_with_room");
+	ASSERT_EQ(bpf_link__ip_cookie_keys(link, keys, 0, &n), -EINVAL, "size_0");
+	ASSERT_EQ(bpf_link__ip_cookie_keys(link, keys, 4, &n), -EINVAL, "size_4");
+	ASSERT_EQ(bpf_link__ip_cookie_keys(link, keys, 12, &n), -EINVAL, "size_12");
+	ASSERT_EQ(bpf_link__ip_cookie_keys(link, keys, 24, &n), -EINVAL, "size_24");
+	ASSERT_EQ(n, 3, "cnt_unchanged");
+
+	/* Links whose programs have no function address to look up. */
+	other = bpf_program__attach(skel->progs.raw_tp);
+	if (ASSERT_OK_PTR(other, "attach_raw_tp")) {
+		errno = 0;
+		ASSERT_EQ(bpf_link__ip_cookie_keys(other, keys, 8, &n),
+			  -EOPNOTSUPP, "raw_tp");
+		ASSERT_EQ(errno, EOPNOTSUPP, "raw_tp_errno");
+		ASSERT_EQ(n, 3, "raw_tp_cnt_unchanged");
+	}
+	bpf_link__destroy(other);
+	other = bpf_program__attach_kprobe(skel->progs.kprobe_single, false,
+					   "bpf_fentry_test1");
+	if (ASSERT_OK_PTR(other, "attach_kprobe"))
+		ASSERT_EQ(bpf_link__ip_cookie_keys(other, keys, 8, &n),
+			  -EOPNOTSUPP, "perf_kprobe");
+	bpf_link__destroy(other);
+	other = NULL;
+
+	/* Kernel addresses hidden from everyone: -EPERM, not zeros. */
+	if (!ASSERT_OK(read_sysctl(KPTR_RESTRICT, saved, sizeof(saved)),
+		       "kptr_restrict_read") ||
+	    !ASSERT_OK(write_sysctl(KPTR_RESTRICT, "2"), "kptr_restrict"))
+		goto out;
+	n = 3;
+	errno = 0;
+	err = bpf_link__ip_cookie_keys(link, keys, 8, &n);
+	ASSERT_EQ(errno, EPERM, "hidden_kmulti_errno");
+	ASSERT_EQ(err, -EPERM, "hidden_kmulti");
+	n = 1;
+	err = bpf_link__ip_cookie_keys(fentry, keys, 8, &n);
+	ASSERT_EQ(err, -EPERM, "hidden_fentry");
+	ASSERT_OK(write_sysctl(KPTR_RESTRICT, saved), "kptr_restrict_restore");
+out:
+	bpf_link__destroy(fentry);
+	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
+}
+
+void test_ip_cookie_keys(void)
+{
+	if (test__start_subtest("kprobe_multi_glob"))
+		test_kprobe_multi_glob();
+	if (test__start_subtest("kprobe_multi_syms_order"))
+		test_kprobe_multi_syms_order();
+	if (test__start_subtest("kprobe_multi_ftrace_addrs"))
+		test_kprobe_multi_ftrace_addrs();
+	if (test__start_subtest("fentry"))
+		test_fentry();
+	if (test__start_subtest("dup_static"))
+		test_dup_static();
+	if (test__start_subtest("errors"))
+		test_errors();
+}
