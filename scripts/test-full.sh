@@ -22,6 +22,9 @@
 # run on either (make test runs them on the debug kernel).
 # Console logs: build/full/vm/{patched,pristine}.log.txt.
 #   TEST_PROGS_ARGS=...   extra test_progs arguments (e.g. "-t bpf_cookie")
+#   RUNNERS="..."         which runners (default: test_progs test_verifier
+#                         test_maps)
+#   LOG_TAG=name          console log build/full/vm/<kernel><name>.log
 #   VM_TIMEOUT=S          guest time limit per kernel (default 4 h)
 set -euo pipefail
 
@@ -87,14 +90,16 @@ run() {	# run patched|pristine
 	# only the upstream suite, the same on both kernels.
 	args="$args -d 'ip_cookie*'"
 	# Each runner's exit status is printed even when one of them fails.
-	cmd="./test_progs $args; echo \"HARNESS-RC test_progs \$?\";"
-	cmd="$cmd ./test_verifier; echo \"HARNESS-RC test_verifier \$?\";"
-	cmd="$cmd ./test_maps; echo \"HARNESS-RC test_maps \$?\""
+	cmd=""
+	for r in ${RUNNERS:-test_progs test_verifier test_maps}; do
+		[ "$r" = test_progs ] && r="test_progs $args"
+		cmd="$cmd ./$r; echo \"HARNESS-RC ${r%% *} \$?\";"
+	done
 	mkdir -p "$B/vm"
 	BUILD=$B VM_EXTRA_FILES="$B/stage-$v/." "$S/vm-run.sh" --kernel full \
 		--image "$B/bzImage-$v" --timeout "${VM_TIMEOUT:-14400}" \
-		--log "$B/vm/$v.log" -- "$cmd" || rc=$?
-	echo "test-full: $v: VM exit $rc; log $B/vm/$v.log.txt"
+		--log "$B/vm/$v${LOG_TAG:-}.log" -- "$cmd" || rc=$?
+	echo "test-full: $v: VM exit $rc; log $B/vm/$v${LOG_TAG:-}.log.txt"
 }
 
 report() {
