@@ -13,12 +13,6 @@
 /* Small values, as uprobe offsets are: never in a module. */
 #define NR_USER		4
 
-struct ipc_key16 {
-	__u64 ip;
-	__u32 link_id;
-	__u32 reserved;
-};
-
 struct mod_keys {
 	__u64 ips[MAX_KEYS];
 	int cnt;
@@ -68,7 +62,7 @@ static __u64 val_of(__u64 ip)
 
 static int fill(int fd8, int fd16, const struct mod_keys *k)
 {
-	struct ipc_key16 k16 = { .link_id = 7 };
+	struct bpf_ip_cookie_key k16 = { .link_id = 7 };
 	__u64 v;
 	int i, err;
 
@@ -90,7 +84,7 @@ static int fill(int fd8, int fd16, const struct mod_keys *k)
  */
 static int count_present(int fd8, int fd16, const struct mod_keys *k)
 {
-	struct ipc_key16 k16 = { .link_id = 7 };
+	struct bpf_ip_cookie_key k16 = { .link_id = 7 };
 	int i, n = 0, in8, in16;
 	__u64 v;
 
@@ -111,7 +105,7 @@ static int count_present(int fd8, int fd16, const struct mod_keys *k)
 
 static int count_walk(int fd)
 {
-	struct ipc_key16 cur, next;
+	struct bpf_ip_cookie_key cur, next;
 	void *prev = NULL;
 	int n = 0;
 
