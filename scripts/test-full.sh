@@ -14,6 +14,11 @@
 #                                   MIRROR=none: kernel and bpf_testmod*.ko
 #                                   against it; the runners of the patched
 #                                   step (build/full/{bzImage,stage}-pristine)
+#   scripts/test-full.sh stage-pristine   only the staging of the pristine
+#                                   step: new runners of the patched step
+#                                   with the pristine kernel and modules
+#                                   already built (the pristine kernel does
+#                                   not change with the series)
 #   scripts/test-full.sh run-patched | run-pristine   one VM each
 #   scripts/test-full.sh report     the comparison (test-full-report.py)
 # (no argument: all of them in that order). The same runners on both
@@ -44,14 +49,39 @@ tree() {	# tree PATCHES MIRROR
 }
 
 selftests() {	# selftests OUTPUT TARGETS...
-	local out=$1
+	local out=$1 m
 	shift
 	mkdir -p "$out"
+	# Both kernels share the modules' object directories in the tree:
+	# build the modules from scratch, never from objects of the other
+	# kernel's headers.
+	for m in $MODS; do
+		rm -f "$out/$m" "$SELF/${m%.ko}"/*.o "$SELF/${m%.ko}"/*.ko
+	done
 	# The modules' Makefiles run "make -C <tree> M=..."; KBUILD_OUTPUT
 	# points that at the out-of-tree kernel build.
 	KBUILD_OUTPUT=$B/kbuild-full make -C "$SELF" -j"$(nproc)" OUTPUT="$out" \
 		CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19 \
 		VMLINUX_BTF="$B/kbuild-full/vmlinux" "$@"
+}
+
+# A test module compiled against other headers than the vmlinux it is linked
+# for carries its own copies of the kernel types its code uses (pahole
+# cannot dedup them against the base BTF), and every kfunc of it that takes
+# a kernel struct then fails verification with "expected pointer to STRUCT
+# sock but R1 has a pointer to STRUCT sock". Refuse such a module.
+check_mod_btf() {	# check_mod_btf DIR
+	local bt=$B/selftests/tools/sbin/bpftool m dup
+	for m in $MODS; do
+		dup=$("$bt" -B "$B/kbuild-full/vmlinux" btf dump file "$1/$m" |
+			grep -E "^\[[0-9]+\] (STRUCT 'task_struct'|STRUCT 'sock'|ENUM 'bpf_map_type')" || true)
+		if [ -n "$dup" ]; then
+			echo "test-full: $m: kernel types in its own BTF, built against other headers:" >&2
+			echo "$dup" >&2
+			exit 1
+		fi
+	done
+	echo "test-full: $(echo $MODS | wc -w) test modules match vmlinux BTF"
 }
 
 patched() {
@@ -60,6 +90,7 @@ patched() {
 	for m in $MODS; do targets+=("$out/$m"); done
 	selftests "$out" "$out/test_progs" "$out/test_verifier" \
 		"$out/test_maps" "${targets[@]}"
+	check_mod_btf "$out"
 	# What the runners read at run time, not the intermediate objects.
 	rm -rf "$st"
 	mkdir -p "$st"
@@ -77,10 +108,17 @@ pristine() {
 	tree none none
 	for m in $MODS; do targets+=("$out/$m"); done
 	selftests "$out" "${targets[@]}"
+	check_mod_btf "$out"
+	cp "$B/kbuild-full/arch/x86/boot/bzImage" "$B/bzImage-pristine"
+	stage_pristine
+}
+
+stage_pristine() {
+	local st=$B/stage-pristine m
+	[ -f "$B/bzImage-pristine" ] || { echo "test-full: run the pristine step first" >&2; exit 1; }
 	rm -rf "$st"
 	cp -a "$B/stage-patched" "$st"
-	for m in $MODS; do cp "$out/$m" "$st/"; done
-	cp "$B/kbuild-full/arch/x86/boot/bzImage" "$B/bzImage-pristine"
+	for m in $MODS; do cp "$B/mods-pristine/$m" "$st/"; done
 	echo "test-full: pristine: kernel and modules ready"
 }
 
@@ -109,9 +147,10 @@ report() {
 case ${1:-all} in
 patched)	patched ;;
 pristine)	pristine ;;
+stage-pristine)	stage_pristine ;;
 run-patched)	run patched ;;
 run-pristine)	run pristine ;;
 report)		report ;;
 all)		patched; pristine; run patched; run pristine; report ;;
-*)	echo "usage: $0 [patched|pristine|run-patched|run-pristine|report]" >&2; exit 2 ;;
+*)	echo "usage: $0 [patched|pristine|stage-pristine|run-patched|run-pristine|report]" >&2; exit 2 ;;
 esac
