@@ -64,6 +64,12 @@ S=$ROOT/scripts
 
 die() { echo "check: $*" >&2; exit 1; }
 wants() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
+# The prog_tests of this repository that series/manifest keeps out of the
+# series ("-" lines): a prefix of the series has no source for them.
+not_in_series_tests() {
+	sed -n 's|^-[[:space:]]\{1,\}tools/testing/selftests/bpf/prog_tests/\([A-Za-z0-9_]*\)\.c$|\1|p' \
+		"$ROOT/series/manifest" | tr '\n' ' '
+}
 
 "$S/install-deps.sh" python3-sphinx python3-ply python3-git sparse shellcheck
 
@@ -408,6 +414,7 @@ if wants build; then
 			if [ -n "${KTARGETS:-}" ] || [ ! -f "$CB/kbuild-base/vmlinux" ]; then
 				note "prefix $i: selftests not built (no vmlinux for their BTF; KTARGETS=${KTARGETS:-})"
 			elif BUILD=$CB VMLINUX_BTF=$CB/kbuild-base/vmlinux \
+					EXCLUDE_TESTS="$(not_in_series_tests)" \
 					"$S/build-selftests.sh" test_progs bench > "$log" 2>&1; then
 				warnings "$log" "prefix $i selftests"
 			else
