@@ -464,8 +464,9 @@ static void test_batch(void)
 	if (!ASSERT_GE(fd, 0, "create"))
 		return;
 	ASSERT_OK(fill_batch(fd, 0, 1000, BPF_ANY), "update_batch");
-	ASSERT_EQ(fill_batch(fd, 0, 10, BPF_NOEXIST), -EEXIST, "batch_noexist");
-	ASSERT_EQ(fill_batch(fd, 1000, 1010, BPF_EXIST), -ENOENT, "batch_exist");
+	/* Batches take no element flags, as for every other map. */
+	ASSERT_EQ(fill_batch(fd, 0, 10, BPF_NOEXIST), -EINVAL, "batch_noexist");
+	ASSERT_EQ(fill_batch(fd, 1000, 1010, BPF_EXIST), -EINVAL, "batch_exist");
 	ASSERT_EQ(fill_batch(fd, 1000, 2001, BPF_ANY), -E2BIG, "batch_cap");
 	/* The batch stopped at the cap: 1000 more went in, one did not. */
 	ASSERT_EQ(walk_count(fd), 2000, "after_cap");
@@ -578,7 +579,7 @@ static void grow_shrink(__u32 max, __u32 step)
 	empty = map_memlock(fd);
 	ASSERT_GT(empty, 0, "memlock_empty");
 	for (i = 0; i < max; i += step)
-		if (!ASSERT_OK(fill_batch(fd, i, i + step, BPF_NOEXIST), "grow"))
+		if (!ASSERT_OK(fill_batch(fd, i, i + step, 0), "grow"))
 			goto out;
 	ASSERT_EQ(fill_batch(fd, max, max + 1, BPF_ANY), -E2BIG, "cap");
 	/* Lookup batches see every key once with its value; a key-by-key
@@ -817,6 +818,109 @@ out:
 	cleanup_cgroup_environment();
 }
 
+#define REPLACE_VSIZE	4000
+
+/* In a child in the cgroup open at @cgfd: @n replaces of one key, with
+ * values of 4000 bytes and room for about 256 of them under memory.max.
+ * Every replaced element waits for a grace period on the map's deferred
+ * free list, charged to the map's cgroup like the list itself: each
+ * update succeeds or fails with -ENOMEM, and the key holds the value of
+ * the last update that succeeded.  Exit 0 if so, else a code for what
+ * failed.
+ */
+static int replace_memcg_child(int cgfd, __u32 n, __u32 *nomem)
+{
+	static __u64 val[REPLACE_VSIZE / 8], got[REPLACE_VSIZE / 8];
+	__u64 key = fake_ip(1), last = 0;
+	long long cur;
+	int fd, mfd, err;
+	__u32 i;
+
+	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		return 10;
+	close(fd);
+	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	if (mfd < 0)
+		return 10;
+	fd = create_map(8, REPLACE_VSIZE, 16, 0);
+	if (fd < 0 || bpf_map_update_elem(fd, &key, val, 0))
+		return 11;
+	kern_sync_rcu();
+	cur = memcg_settled(cgfd);
+	if (cur < 0 || memcg_set_max(mfd, cur + (1 << 20)))
+		return 12;
+	for (i = 1; i <= n; i++) {
+		val[0] = i;
+		val[REPLACE_VSIZE / 8 - 1] = ~i;
+		err = bpf_map_update_elem(fd, &key, val, 0);
+		if (!err)
+			last = i;
+		else if (err == -ENOMEM)
+			(*nomem)++;
+		else
+			break;
+	}
+	if (memcg_set_max(mfd, LLONG_MAX))
+		return 12;
+	if (i <= n)
+		return 13;
+	if (bpf_map_lookup_elem(fd, &key, got) || got[0] != last ||
+	    got[REPLACE_VSIZE / 8 - 1] != (last ? ~last : 0))
+		return 14;
+	return last ? 0 : 15;
+}
+
+#define REPLACES	20000
+
+/* Replaces of 4000-byte values (80 MB in all) in a memory cgroup with
+ * room for about 256 of them: no OOM kill, only successes and -ENOMEM.
+ */
+static void test_replace_memcg(void)
+{
+	int status, err, cgfd = -1, pfd[2] = { -1, -1 };
+	__u32 nomem = 0;
+	pid_t pid;
+
+	err = setup_cgroup_environment();
+	if (!ASSERT_OK(err, "cgroup_setup"))
+		return;
+	cgfd = create_and_get_cgroup("/ip_cookie_replace");
+	if (!ASSERT_GE(cgfd, 0, "cgroup_create") ||
+	    !ASSERT_OK(pipe(pfd), "pipe"))
+		goto out;
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out;
+	if (pid == 0) {
+		status = replace_memcg_child(cgfd, REPLACES, &nomem);
+		if (write(pfd[1], &nomem, sizeof(nomem)) != sizeof(nomem))
+			status = 16;
+		_exit(status);
+	}
+	if (!ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid"))
+		goto out;
+	if (!ASSERT_FALSE(WIFSIGNALED(status), "child_not_killed"))
+		printf("%s: child killed by signal %d\n", __func__,
+		       WTERMSIG(status));
+	else
+		ASSERT_EQ(WEXITSTATUS(status), 0, "child_consistent");
+	if (read(pfd[0], &nomem, sizeof(nomem)) == sizeof(nomem) &&
+	    env.verbosity > VERBOSE_NONE)
+		printf("%s: %u of %u replaces failed with -ENOMEM\n",
+		       __func__, nomem, REPLACES);
+	ASSERT_EQ(memcg_event(cgfd, "oom"), 0, "memory.events_oom");
+	ASSERT_EQ(memcg_event(cgfd, "oom_kill"), 0, "memory.events_oom_kill");
+out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (cgfd >= 0)
+		close(cgfd);
+	cleanup_cgroup_environment();
+}
+
 static void test_grow_shrink(void)
 {
 	grow_shrink(20000, 1000);
@@ -1027,7 +1131,7 @@ static void test_enomem_unchanged(void)
 	fd = create_map(8, 8, 64, 0);
 	if (!ASSERT_GE(fd, 0, "create"))
 		goto out_ffd;
-	if (!ASSERT_OK(fill_batch(fd, 0, n, BPF_NOEXIST), "fill"))
+	if (!ASSERT_OK(fill_batch(fd, 0, n, 0), "fill"))
 		goto out;
 	memlock = map_memlock(fd);
 
@@ -1098,7 +1202,7 @@ static int batch_faults(int ffd, const char *dir, __u32 n, __u32 m,
 	vals = calloc(m, sizeof(*vals));
 	if (!ASSERT_GE(fd, 0, "create") || !ASSERT_OK_PTR(keys, "calloc") ||
 	    !ASSERT_OK_PTR(vals, "calloc") ||
-	    !ASSERT_OK(fill_batch(fd, 0, n, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, n, 0), "fill"))
 		goto out;
 	for (i = 0; i < m; i++) {
 		keys[i] = fake_ip(n + i);
@@ -1133,7 +1237,7 @@ static int batch_faults(int ffd, const char *dir, __u32 n, __u32 m,
 		if (!ASSERT_EQ(err, -ENOMEM, "delete_batch_enomem") ||
 		    !ASSERT_TRUE(map_holds(fd, n + m, n, n + cnt),
 				 "delete_batch_count") ||
-		    !ASSERT_OK(fill_batch(fd, n, n + cnt, BPF_NOEXIST), "undo"))
+		    !ASSERT_OK(fill_batch(fd, n, n + cnt, 0), "undo"))
 			goto out;
 	}
 	ASSERT_TRUE(map_holds(fd, n, 0, 0), "delete_batch_done");
@@ -1166,7 +1270,7 @@ static int create_faults(int ffd, const char *dir, __u32 max, long step)
 			return -1;
 	}
 	ASSERT_TRUE(map_holds(fd, 0, 0, 0), "created_empty");
-	ASSERT_OK(fill_batch(fd, 0, 100, BPF_NOEXIST), "created_fill");
+	ASSERT_OK(fill_batch(fd, 0, 100, 0), "created_fill");
 	close(fd);
 	return fails;
 }
@@ -1734,6 +1838,16 @@ static void test_inner_map(void)
 	ip = ksym("bpf_get_current_pid_tgid");
 	ASSERT_EQ(count_insns(prog, BPF_JMP | BPF_CALL, (__s32)(ip - base)), 1,
 		  "control_call_seen");
+	/* The template inner lookups are inlined from carries no creator's
+	 * rights to bypass Spectre v1 mitigations (bpf_map_meta_alloc()
+	 * copies them for arrays only), and the map found at run time may
+	 * come from anyone: every inner lookup is clamped, whoever created
+	 * the maps and whatever the mitigations.
+	 */
+	ASSERT_EQ(count_insns(prog, BPF_ALU64 | BPF_NEG | BPF_K, 0),
+		  IPC_NR_INNER, "inner_clamped_neg");
+	ASSERT_EQ(count_insns(prog, BPF_ALU64 | BPF_ARSH | BPF_K, 63),
+		  IPC_NR_INNER, "inner_clamped_arsh");
 
 	sum = skel->bss->inner_sum;
 	missed = skel->bss->inner_missed;
@@ -1936,7 +2050,7 @@ static void test_rebuild_thresholds(void)
 	if (!ASSERT_GE(fd, 0, "create"))
 		goto out;
 	t = skel->bss->tables;
-	ASSERT_OK(fill_batch(fd, 0, 25, BPF_NOEXIST), "batch25");
+	ASSERT_OK(fill_batch(fd, 0, 25, 0), "batch25");
 	ASSERT_EQ(skel->bss->tables - t, 1, "batch25_rebuilds");
 	close(fd);
 
@@ -2050,15 +2164,15 @@ static void test_batch_overgrowth(void)
 	/* 16 KiB: a table of 64 buckets and its tail; n keys would be 512 */
 	ASSERT_LT(map_memlock(fd), 16384, "dups_memlock");
 
-	/* BPF_EXIST on absent keys: fails at the first, adds nothing */
+	/* An element flag: refused before anything is added */
 	for (i = 0; i < n; i++) {
 		keys[i] = fake_ip(100 + i);
 		vals[i] = 100 + i;
 	}
 	cnt = n;
 	opts.elem_flags = BPF_EXIST;
-	ASSERT_EQ(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), -ENOENT,
-		  "exist_missing");
+	ASSERT_EQ(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), -EINVAL,
+		  "exist_flag");
 	ASSERT_EQ(cnt, 0, "exist_count");
 	ASSERT_LT(map_memlock(fd), 16384, "exist_memlock");
 
@@ -2409,7 +2523,7 @@ static void test_grace_period(void)
 
 	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
 	if (!ASSERT_GE(fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, 0), "fill"))
 		goto out_fd;
 	skel = probe_on_map(fd);
 	if (!skel)
@@ -2605,7 +2719,7 @@ static void test_lifetimes(void)
 	/* Held by the program only */
 	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
 	if (!ASSERT_GE(fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, 0), "fill"))
 		return;
 	id = map_id(fd);
 	skel = probe_on_map(fd);
@@ -3054,6 +3168,8 @@ void test_ip_cookie(void)
 		test_batch();
 	if (test__start_subtest("grow_shrink"))
 		test_grow_shrink();
+	if (test__start_subtest("replace_memcg"))
+		test_replace_memcg();
 	if (test__start_subtest("memcg_limit"))
 		test_memcg_limit();
 	if (test__start_subtest("single_resize"))
