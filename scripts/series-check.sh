@@ -188,7 +188,9 @@ if wants checkpatch; then
 				file=${BASH_REMATCH[1]}
 			fi
 			ok=""
-			if [ -n "$file" ] && [[ ,$(checkpatch_tolerated "$file"), == *,"$type",* ]]; then
+			if [ "$type" = UNKNOWN_COMMIT_ID ] && checkpatch_known_commit "$block"; then
+				ok="a mainline commit this tree has no history of, checked by hand (checkpatch-tolerations.sh)"
+			elif [ -n "$file" ] && [[ ,$(checkpatch_tolerated "$file"), == *,"$type",* ]]; then
 				ok="$(checkpatch_why "$type")"
 			elif [ "$type" = FILE_PATH_CHANGES ] && [ -z "$file" ]; then
 				# New files: fine when existing MAINTAINERS entries cover them.
