@@ -698,7 +698,6 @@ static void test_kprobe_multi_link_info(void)
 			  "func_ips_enospc");
 		ASSERT_EQ(buf[0], want[0].ip, "func_ips_enospc_0");
 		ASSERT_EQ(buf[1], want[1].ip, "func_ips_enospc_1");
-		ASSERT_EQ(info.kprobe_multi.count, NR_SYMS, "enospc_count");
 		close(fd);
 	}
 
