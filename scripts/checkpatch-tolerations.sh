@@ -32,3 +32,24 @@ checkpatch_why() {
 	*) echo "(no reason recorded)" ;;
 	esac
 }
+
+# Mainline commits that Fixes: tags of the series name. checkpatch looks a
+# commit up in the git tree it runs in, and the trees here (Debian's 6.12
+# tarball, committed once in build/series-git) have no history, so it
+# reports UNKNOWN_COMMIT_ID for each. A hash listed here was checked
+# against public copies of the upstream commit (full hash and subject):
+#   c09eb2e578eb1668bbc84dc07e8d8bd6f04b9a02
+#     bpf: Adjust kprobe_multi entry_ip for CONFIG_X86_KERNEL_IBT
+KNOWN_COMMITS="c09eb2e578eb1668bbc84dc07e8d8bd6f04b9a02"
+
+# checkpatch_known_commit BLOCK: true if the finding BLOCK is
+# UNKNOWN_COMMIT_ID for a commit of KNOWN_COMMITS.
+checkpatch_known_commit() {
+	local hash known
+	[[ $1 =~ UNKNOWN_COMMIT_ID:\ Unknown\ commit\ id\ \'([0-9a-f]{12,40})\' ]] || return 1
+	hash=${BASH_REMATCH[1]}
+	for known in $KNOWN_COMMITS; do
+		[[ $known == "$hash"* ]] && return 0
+	done
+	return 1
+}
