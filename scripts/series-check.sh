@@ -190,6 +190,8 @@ if wants checkpatch; then
 			ok=""
 			if [ -n "$file" ] && [[ ,$(checkpatch_tolerated "$file"), == *,"$type",* ]]; then
 				ok="$(checkpatch_why "$type")"
+			elif [ "$type" = UNKNOWN_COMMIT_ID ] && checkpatch_known_commit "$block"; then
+				ok="$(checkpatch_why "$type")"
 			elif [ "$type" = FILE_PATH_CHANGES ] && [ -z "$file" ]; then
 				# New files: fine when existing MAINTAINERS entries cover them.
 				ok="new files covered by MAINTAINERS:"
