@@ -524,10 +524,11 @@ static void test_perf_attach(void)
 	progs[0] = skel->progs.link_kmulti;
 	progs[1] = skel->progs.link_umulti;
 	progs[2] = skel->progs.link_session;
-	pfd = kprobe_pmu_event("bpf_fentry_test1");
-	if (!ASSERT_GE(pfd, 0, "perf_event_open"))
-		goto out;
+	/* An event of its own for each program: an event takes one. */
 	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		pfd = kprobe_pmu_event("bpf_fentry_test1");
+		if (!ASSERT_GE(pfd, 0, "perf_event_open"))
+			break;
 		err = ioctl(pfd, PERF_EVENT_IOC_SET_BPF,
 			    bpf_program__fd(progs[i]));
 		ASSERT_EQ(err ? -errno : 0, -EINVAL, "ioctl_set_bpf");
@@ -536,9 +537,8 @@ static void test_perf_attach(void)
 		ASSERT_EQ(err < 0 ? err : 0, -EINVAL, "perf_link");
 		if (err >= 0)
 			close(err);
+		close(pfd);
 	}
-	close(pfd);
-out:
 	ip_cookie_link__destroy(skel);
 }
 
