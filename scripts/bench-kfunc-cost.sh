@@ -27,9 +27,11 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	[ -f "$BUILD/src/.extracted" ] || "$ROOT/scripts/prepare-tree.sh"
-	BUILD=$NO5 KDIR=$BUILD/src PATCHES="$without" "$ROOT/scripts/prepare-tree.sh"
-	BUILD=$NO5 CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} \
-		"$ROOT/scripts/build-kernel.sh" base
+	# Expanded before BUILD=$NO5 below, which would change them.
+	src=$BUILD/src
+	cache=${CCACHE_DIR:-$BUILD/ccache}
+	BUILD=$NO5 KDIR=$src PATCHES="$without" "$ROOT/scripts/prepare-tree.sh"
+	BUILD=$NO5 CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" base
 fi
 
 cmd="for r in \$(seq 1 $ROUNDS); do"
