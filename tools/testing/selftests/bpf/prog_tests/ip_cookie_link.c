@@ -426,15 +426,16 @@ out:
 
 /* A trampoline image runs its programs one after the other, and a task
  * in one of them goes on to the next even after that one's link is
- * destroyed and a new image installed.  Here a sleepable program blocks in
- * a page fault ahead of a non-sleepable one on the same function while the
- * second one's link is destroyed: the grace period of the second program
- * does not wait for the blocked task, which then runs the second program
- * from the old image.  It must read its link's ID, and nothing freed
- * (KASAN watches).  The first program keeps the trampoline registered, so
- * the destruction does not wait for the task.
+ * destroyed and a new image installed.  Here a sleepable fentry program
+ * blocks in a page fault ahead of a non-sleepable fentry or fmod_ret one
+ * on the same function while the second one's link is destroyed: the
+ * grace period of the second program does not wait for the blocked task,
+ * which then runs the second program from the old image.  It must read
+ * its link's ID, and nothing freed (KASAN watches).  The first program
+ * keeps the trampoline registered, so the destruction does not wait for
+ * the task.
  */
-static void test_uaf_behind_sleepable(void)
+static void uaf_behind_sleepable(bool fmod_ret)
 {
 	struct bpf_link *link = NULL, *blocker = NULL;
 	struct ip_cookie_link *skel;
@@ -451,8 +452,9 @@ static void test_uaf_behind_sleepable(void)
 		goto out_skel;
 	skel->bss->uaf_pid = getpid();
 	skel->bss->uaf_uaddr = (__u64)(unsigned long)u.page;
-	/* The program of the newest link runs first. */
-	link = bpf_program__attach(skel->progs.uaf_behind);
+	/* Of two fentry programs, that of the newest link runs first. */
+	link = bpf_program__attach(fmod_ret ? skel->progs.uaf_behind_fmod_ret :
+					      skel->progs.uaf_behind);
 	if (!ASSERT_OK_PTR(link, "attach_behind"))
 		goto out_uffd;
 	blocker = bpf_program__attach(skel->progs.uaf_blocker);
@@ -482,6 +484,12 @@ out_uffd:
 	ipc_uffd_close(&u);
 out_skel:
 	ip_cookie_link__destroy(skel);
+}
+
+static void test_uaf_behind_sleepable(void)
+{
+	uaf_behind_sleepable(false);
+	uaf_behind_sleepable(true);
 }
 
 /* A kprobe PMU event on @func, for PERF_EVENT_IOC_SET_BPF. */

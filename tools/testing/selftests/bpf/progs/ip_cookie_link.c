@@ -182,6 +182,17 @@ int BPF_PROG(uaf_behind)
 	return 0;
 }
 
+/* The same as fmod_ret, which runs after the fentry programs. */
+SEC("fmod_ret/__x64_sys_getpgid")
+int BPF_PROG(uaf_behind_fmod_ret, struct pt_regs *regs)
+{
+	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
+		return 0;
+	uaf_link_id = bpf_get_attach_link_id();
+	uaf_runs++;
+	return 0;
+}
+
 /* A kprobe.multi program that does not read its link. */
 SEC("kprobe.multi")
 int plain_kmulti(struct pt_regs *ctx)
