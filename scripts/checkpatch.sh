@@ -23,13 +23,13 @@ untolerated() {
 		file=""
 		[[ $first =~ ^(ERROR|WARNING|CHECK):([A-Z0-9_]+): ]] && type=${BASH_REMATCH[2]}
 		[[ $block =~ FILE:\ ([^:]+): ]] && file=${BASH_REMATCH[1]}
-		if [ "$type" = UNKNOWN_COMMIT_ID ] && checkpatch_known_commit "$block"; then
-			echo "  tolerated: $type: a mainline commit this tree has no history of (checkpatch-tolerations.sh)"
-			continue
-		fi
 		if [ -n "$type" ] && [ -n "$file" ] &&
 		   [[ ,$(checkpatch_tolerated "$file"), == *,"$type",* ]]; then
 			echo "  tolerated: $type in $file: $(checkpatch_why "$type")"
+			continue
+		fi
+		if [ "$type" = UNKNOWN_COMMIT_ID ] && checkpatch_known_commit "$block"; then
+			echo "  tolerated: $type: $(checkpatch_why "$type")"
 			continue
 		fi
 		printf '%s\n\n' "${block//$'\x1f'/$'\n'}"

@@ -198,7 +198,7 @@ if wants checkpatch; then
 			fi
 			ok=""
 			if [ "$type" = UNKNOWN_COMMIT_ID ] && checkpatch_known_commit "$block"; then
-				ok="a mainline commit this tree has no history of, checked by hand (checkpatch-tolerations.sh)"
+				ok="$(checkpatch_why "$type")"
 			elif [ -n "$file" ] && [[ ,$(checkpatch_tolerated "$file"), == *,"$type",* ]]; then
 				ok="$(checkpatch_why "$type")"
 			elif [ "$type" = FILE_PATH_CHANGES ] && [ -z "$file" ]; then
