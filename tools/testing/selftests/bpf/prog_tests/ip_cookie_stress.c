@@ -226,7 +226,9 @@ static int writer_cycle(struct stress *s, __u32 n, __u64 gen)
 	int err;
 
 	err = update_range(s, 0, n, BPF_NOEXIST, gen);
-	/* Replaced elements go to the grave while the reader may hold them. */
+	/* Replaced elements wait on the deferred free list while the
+	 * reader may hold them.
+	 */
 	if (!err)
 		err = update_range(s, 0, n / 2, BPF_EXIST, gen + 1);
 	for (i = n / 2; !err && i < n; i += 7)
