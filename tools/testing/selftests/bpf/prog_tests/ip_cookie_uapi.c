@@ -128,6 +128,8 @@ static void test_btf_keys(void)
 		/* Special fields: this map has none of them. */
 		{ "spin_lock", 8, 8, &t.u64, &t.spin_val, 0, -EOPNOTSUPP },
 	};
+	struct bpf_ip_cookie_key key16 = { .ip = 0xffffffff81000010ULL,
+					   .link_id = 3 };
 	char path[64], line[256];
 	int btf_fd, i, fd, hfd;
 	__u64 key, val;
@@ -136,15 +138,19 @@ static void test_btf_keys(void)
 	if (!ASSERT_OK_FD(btf_fd, "load_btf"))
 		return;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		__u32 kid = cases[i].key_id ? *cases[i].key_id : 0;
-		__u32 vid = *cases[i].value_id;
+		__u32 kid = 0, vid = *cases[i].value_id;
+		int herr, err;
 
+		if (cases[i].key_id)
+			kid = *cases[i].key_id;
 		hfd = create(BPF_MAP_TYPE_HASH, cases[i].key_size,
 			     cases[i].value_size, 4, btf_fd, kid, vid);
 		fd = create(BPF_MAP_TYPE_IP_COOKIE, cases[i].key_size,
 			    cases[i].value_size, 4, btf_fd, kid, vid);
-		if (!ASSERT_EQ(hfd < 0 ? hfd : 0, cases[i].hash_err, "hash") ||
-		    !ASSERT_EQ(fd < 0 ? fd : 0, cases[i].ipc_err, "ip_cookie"))
+		herr = hfd < 0 ? hfd : 0;
+		err = fd < 0 ? fd : 0;
+		if (!ASSERT_EQ(herr, cases[i].hash_err, "hash") ||
+		    !ASSERT_EQ(err, cases[i].ipc_err, "ip_cookie"))
 			printf("%s: case %s: hash %d, ip_cookie %d\n", __func__,
 			       cases[i].name, hfd, fd);
 		if (hfd >= 0)
@@ -162,10 +168,8 @@ static void test_btf_keys(void)
 				ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0),
 					  "update8");
 			else
-				ASSERT_OK(bpf_map_update_elem(fd,
-					&(struct bpf_ip_cookie_key){
-						.ip = key, .link_id = 3 },
-					&val, 0), "update16");
+				ASSERT_OK(bpf_map_update_elem(fd, &key16, &val, 0),
+					  "update16");
 			if (ASSERT_OK(read_pinned(path, line, sizeof(line)),
 				      "read_pinned"))
 				ASSERT_OK_PTR(strstr(line, ": 42"), "printed");
@@ -183,8 +187,8 @@ static void test_btf_keys(void)
  */
 static void test_batch_flags(void)
 {
-	__u64 flags[] = { BPF_NOEXIST, BPF_EXIST, BPF_F_LOCK, 1ULL << 32 };
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 flags[] = { BPF_NOEXIST, BPF_EXIST, BPF_F_LOCK, 1ULL << 32 };
 	__u64 keys[4], vals[4], key, next;
 	__u32 cnt;
 	int fd, i;
@@ -291,10 +295,10 @@ out:
  */
 static void test_batch_align(void)
 {
-	__u32 sizes[] = { 1, 4, 12, 13 };
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u8 vals[300 * 13], out[300 * 13], got[16];
 	__u64 keys[300], okeys[300], batch;
+	__u32 sizes[] = { 1, 4, 12, 13 };
 	__u32 n = 300, cnt, i, s, vs;
 	int fd, err;
 
