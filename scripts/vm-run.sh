@@ -6,6 +6,7 @@
 # --log FILE: console log (default build/vm/console-<kernel>.log; FILE.txt
 # is the same without CRs and escape codes).
 # Exit status: the guest command's, or 1 when the kernel log shows a splat
+# (then also written to FILE.splat)
 # (WARNING, BUG, KASAN, UBSAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
 # the guest timed out, 125 when the guest never reported a status.
 # VM_ACCEL=kvm|tcg|icount forces the accelerator (default: kvm when usable).
@@ -127,9 +128,11 @@ if [ -z "$status" ]; then
 else
 	rc=$status
 fi
+rm -f "$LOG.splat"
 if [ -n "$bad" ]; then
 	echo "vm-run: kernel log shows problems ($FLAVOR kernel):" >&2
 	echo "$bad" >&2
+	echo "$bad" > "$LOG.splat"	# for callers: this run had a splat
 	[ "$rc" = 0 ] && rc=1
 fi
 echo "vm-run: guest status ${status:-none}, result $rc"

@@ -761,10 +761,14 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		return -ENOENT;
 	if (!pos.live && ic->count >= ic->map.max_entries)
 		return -E2BIG;
-	/* An old element or an old table. */
-	err = ip_cookie_defer_reserve(ic, 1);
-	if (err)
-		return err;
+	/* A replace frees the old element; an insert that rebuilds the
+	 * index, the old table.  Other inserts free nothing.
+	 */
+	if (pos.live) {
+		err = ip_cookie_defer_reserve(ic, 1);
+		if (err)
+			return err;
+	}
 
 	/* Charged to the map's memcg: at its limit, fail the update rather
 	 * than invoke the cgroup's OOM killer, as the table allocations do.
@@ -795,7 +799,9 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 
 	if (!pos.free ||
 	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_make_room_nolock(ic, 1, k);
+		err = ip_cookie_defer_reserve(ic, 1);
+		if (!err)
+			err = ip_cookie_make_room_nolock(ic, 1, k);
 		if (err) {
 			kfree(elem);
 			return err;

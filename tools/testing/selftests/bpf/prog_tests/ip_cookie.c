@@ -1178,8 +1178,8 @@ static void test_enomem_unchanged(void)
 		    !ASSERT_TRUE(map_is(fd, n, memlock), "update_unchanged"))
 			goto out;
 	}
-	/* Key and value copies, maybe a free-list chunk, element and the
-	 * grown table.
+	/* Key and value copies, the element, a free-list chunk (if the
+	 * map has none with room) and the grown table.
 	 */
 	ASSERT_GE(fails, 5, "update_failed_each");
 	ASSERT_OK(err, "update_in_the_end");

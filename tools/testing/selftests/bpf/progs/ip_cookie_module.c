@@ -2,9 +2,12 @@
 /* Updates of an IP_COOKIE map from a syscall program: it runs under
  * rcu_read_lock_trace() and takes the map's lock, so a module unload that
  * waited for an RCU Tasks Trace grace period with that lock held would
- * wait for it forever.
+ * wait for it forever.  The updates replace only existing keys
+ * (BPF_EXIST) and @key is not in the map: each takes the lock and frees
+ * nothing, so the map's deferred free list stays as the test left it.
  */
 #include "vmlinux.h"
+#include <errno.h>
 #include <bpf/bpf_helpers.h>
 
 char _license[] SEC("license") = "GPL";
@@ -12,7 +15,7 @@ char _license[] SEC("license") = "GPL";
 int map_fd;
 __u64 key;
 __u64 rounds;
-__u64 updates;
+__u64 misses;
 __u64 errors;
 
 static union bpf_attr attr;
@@ -24,11 +27,11 @@ static long update_one(__u64 i, void *ctx)
 	attr.map_fd = map_fd;
 	attr.key = (long)&key;
 	attr.value = (long)&val;
-	attr.flags = BPF_ANY;
-	if (bpf_sys_bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)))
-		errors++;
+	attr.flags = BPF_EXIST;
+	if (bpf_sys_bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)) == -ENOENT)
+		misses++;
 	else
-		updates++;
+		errors++;
 	return 0;
 }
 
