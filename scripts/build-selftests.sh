@@ -115,6 +115,7 @@ fi
 for h in "$ROOT"/tools/testing/selftests/bpf/*.h; do
 	[ -f "$h" ] || continue
 	h=$SELF/$(basename "$h")
+	[ -f "$h" ] || continue		# a prefix of the series without it
 	find "$MINI" -maxdepth 2 \( -name '*.bpf.o' -o -name '*.skel.h' -o \
 		-name '*.lskel.h' -o -name '*.subskel.h' \) ! -newer "$h" -delete
 done

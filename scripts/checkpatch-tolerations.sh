@@ -29,6 +29,26 @@ checkpatch_why() {
 	ENOTSUPP) echo "the bpf syscall returns ENOTSUPP (524) where a test asserts the exact errno, as upstream selftests do" ;;
 	SPACING) echo "anonymous bit-field padding (\"__u32 :32;\"), as uapi/linux/bpf.h has three times already; checkpatch reads the ':' as an operator" ;;
 	LONG_LINE_STRING) echo "machine-parsed output lines are not split (coding-style: never break user-visible strings)" ;;
+	UNKNOWN_COMMIT_ID) echo "an upstream commit the history-less 6.12 base does not have, listed with its subject in series/upstream-commits" ;;
 	*) echo "(no reason recorded)" ;;
 	esac
+}
+
+# checkpatch_known_commit BLOCK: true if BLOCK, an UNKNOWN_COMMIT_ID
+# finding ("Unknown commit id 'ID'" and the line naming it, lines joined
+# by \x1f or newlines), names a commit of series/upstream-commits with
+# that commit's subject (its start, where the line wraps).
+checkpatch_known_commit() {
+	local id subject quoted
+	[[ $1 =~ "Unknown commit id '"([0-9a-f]{12})"'" ]] || return 1
+	id=${BASH_REMATCH[1]}
+	subject=$(sed -n "s/^$id //p" "$(dirname "${BASH_SOURCE[0]}")/../series/upstream-commits")
+	[ -n "$subject" ] || return 1
+	quoted=${1#*"$id (\""}
+	[ "$quoted" != "$1" ] || return 1
+	quoted=${quoted%%$'\x1f'*}
+	quoted=${quoted%%$'\n'*}
+	quoted=${quoted%%\"*}
+	quoted=${quoted%"${quoted##*[![:space:]]}"}
+	[ ${#quoted} -ge 10 ] && [[ $subject == "$quoted"* ]]
 }

@@ -28,6 +28,10 @@ untolerated() {
 			echo "  tolerated: $type in $file: $(checkpatch_why "$type")"
 			continue
 		fi
+		if [ "$type" = UNKNOWN_COMMIT_ID ] && checkpatch_known_commit "$block"; then
+			echo "  tolerated: $type: $(checkpatch_why "$type")"
+			continue
+		fi
 		printf '%s\n\n' "${block//$'\x1f'/$'\n'}"
 		bad=1
 	done < <(printf '%s\n\n' "$1" | awk -v RS= '{ gsub(/\n/, "\x1f"); print }')

@@ -59,6 +59,41 @@ fi
 all=$(echo "$names" | paste -sd, -)
 scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 
+# Upstream subtests that fail now and then under TCG for reasons of timing
+# that this series does not touch. bpf_cookie/perf_event must catch a
+# 100 us cpu-clock sample on CPU 0 while a fixed loop of 1M iterations
+# runs there: it failed in 3 of about 12 make test runs, with both of its
+# results 0, on kernels with and without this series' perf-event patch.
+# Only when every failure of a run is one of these, and the VM showed no
+# splat, are they run again, once, in a fresh VM; a pass there counts and
+# is reported as a retry.
+FLAKY="bpf_cookie/perf_event"
+
+# retry_flaky LOG: true if the failed subtests in LOG are all in FLAKY and
+# pass when run again; prints what it did.
+retry_flaky() {
+	local fails f names
+	[ -e "$1.splat" ] && return 1
+	grep -q '^HARNESS-EXIT-STATUS: ' "$1.txt" || return 1
+	fails=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1.txt" |
+		sed '/^All error logs:$/,$d' |
+		sed -n 's/^#[0-9]*\/[0-9]* *\([^ ]*\/[^ ]*\):FAIL.*/\1/p' | sort -u)
+	[ -n "$fails" ] || return 1
+	for f in $fails; do
+		[[ " $FLAKY " == *" $f "* ]] || return 1
+	done
+	# every failed top-level test must be one whose failed subtests these are
+	for f in $(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1.txt" |
+		   sed '/^All error logs:$/,$d' |
+		   sed -n 's/^#[0-9]* *\([^/ ]*\):FAIL.*/\1/p'); do
+		echo "$fails" | grep -q "^$f/" || return 1
+	done
+	names=$(echo "$fails" | paste -sd, -)
+	echo "test: only known-flaky subtests failed ($names): running them once more in a fresh VM"
+	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-retry.log" -- "./test_progs -a '$names'" || return 1
+	echo "test: retry passed: $names (counted as passed, retried)"
+}
+
 if [ -n "$all" ]; then
 	cmd="./test_progs -t $all"
 	# The sample tool counts 100 reads of /dev/zero started once it
@@ -70,7 +105,17 @@ if [ -n "$all" ]; then
 	cmd="$cmd; rc=\$?; $smoke; exit \$rc"
 	echo "test: debug kernel: $cmd"
 	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-debug.log" -- "$cmd"
-	count "$BUILD/vm/test-debug.log.txt" $?
+	vrc=$?
+	if [ "$vrc" != 0 ] && retry_flaky "$BUILD/vm/test-debug.log"; then
+		# Count the first run with its flaky tests as passed.
+		before=$failed
+		count "$BUILD/vm/test-debug.log.txt" 0
+		f=$((failed - before))
+		failed=$before
+		passed=$((passed + f))
+	else
+		count "$BUILD/vm/test-debug.log.txt" $vrc
+	fi
 fi
 
 if [ -n "$scale" ] && [ "${BASE:-0}" = 1 ]; then

@@ -6,7 +6,8 @@
 # --log FILE: console log (default build/vm/console-<kernel>.log; FILE.txt
 # is the same without CRs and escape codes).
 # Exit status: the guest command's, or 1 when the kernel log shows a splat
-# (WARNING, BUG, KASAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
+# (then also written to FILE.splat)
+# (WARNING, BUG, KASAN, UBSAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
 # the guest timed out, 125 when the guest never reported a status.
 # VM_ACCEL=kvm|tcg|icount forces the accelerator (default: kvm when usable).
 # icount: TCG counting instructions (-icount shift=0,sleep=off): guest
@@ -54,8 +55,9 @@ ICOUNT=()
 case $ACCEL in
 kvm)	ACCEL_OPT=kvm ;;
 tcg)	ACCEL_OPT=tcg,thread=multi
-	# Emulation is slow: allow for it before calling a CPU stalled.
-	APPEND="$APPEND rcupdate.rcu_cpu_stall_timeout=60" ;;
+	# Emulation is slow: allow for it before calling a CPU stalled or
+	# locked up (the soft-lockup report comes after 2 x watchdog_thresh).
+	APPEND="$APPEND rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30" ;;
 icount)	ACCEL_OPT=tcg,thread=single
 	ICOUNT=(-icount shift=0,sleep=off)
 	# The TSC follows the instruction count: do not let the guest
@@ -111,7 +113,7 @@ if [ -n "$status" ]; then
 else
 	klog=$(cat "$LOG.txt")
 fi
-SPLAT='WARNING:|BUG:|KASAN:|possible circular locking|INFO: |=====|RCU stall|rcu: .*detected stall|unreferenced object|Call Trace:|Kernel panic'
+SPLAT='WARNING:|BUG:|KASAN:|UBSAN:|possible circular locking|INFO: |=====|RCU stall|rcu: .*detected stall|unreferenced object|Call Trace:|Kernel panic'
 bad=$(echo "$klog" | grep -nE -A12 "$SPLAT" | head -150 || true)
 
 rc=0
@@ -126,9 +128,11 @@ if [ -z "$status" ]; then
 else
 	rc=$status
 fi
+rm -f "$LOG.splat"
 if [ -n "$bad" ]; then
 	echo "vm-run: kernel log shows problems ($FLAVOR kernel):" >&2
 	echo "$bad" >&2
+	echo "$bad" > "$LOG.splat"	# for callers: this run had a splat
 	[ "$rc" = 0 ] && rc=1
 fi
 echo "vm-run: guest status ${status:-none}, result $rc"

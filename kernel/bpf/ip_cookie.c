@@ -12,7 +12,7 @@
  * ------
  *
  *   ic->tbl --> +----------------------+
- *               | seed, len, shift,    |      element (kmalloc'd, never moves)
+ *               | mul, len, shift,     |      element (kmalloc'd, never moves)
  *               | probe                |     +------------------------+
  *               +----------------------+     | value[value_size]      |
  *     home(k)-->| ip     | elem -------+---->| (pad to 8)             |
@@ -23,8 +23,9 @@
  *               +----------------------+
  *
  * The index is an open-addressed table of {ip, elem} slots with linear
- * probing.  home(k) is the top bits of a multiplicative hash of the key
- * (and of the link ID for 16-byte keys) with the table's seed.  A probe
+ * probing.  home(k) is the top bits of a multiply-shift hash of the key
+ * (and of the link ID for 16-byte keys) with the table's random odd
+ * multiplier, tbl->mul (see ip_cookie_hash()).  A probe
  * never wraps around and never looks at more than tbl->probe slots: every
  * key sits less than tbl->probe slots past its home, and a tail of spare
  * slots after the last bucket holds the probes of the last buckets.  A
@@ -43,12 +44,14 @@
  *
  * The probe bound is what keeps a lookup cheap whatever keys user space
  * chose: a key that would land tbl->probe or more slots past its home
- * makes the writer rebuild the index, first with new random seeds, then
- * with twice the buckets; if no table fits, the change fails with
- * -ENOSPC and nothing changes.  With a random seed user space cannot aim
- * keys at one home; with BPF_F_ZERO_SEED (CAP_SYS_ADMIN only, as for
- * HASH) it can, and the first rebuild that meets the bound replaces the
- * zero seed.
+ * makes the writer rebuild the index, first with new random multipliers,
+ * then with twice the buckets; if no table fits, the change fails with
+ * -ENOSPC and nothing changes.  The multiplier reaches every part of the
+ * hash, so for any two keys a new one moves them relative to each other:
+ * user space, which does not know it, cannot aim keys at one home, and a
+ * rebuild makes any key set fit again with high probability.  With
+ * BPF_F_ZERO_SEED (CAP_SYS_ADMIN only, as for HASH) the multiplier is a
+ * fixed constant until the first rebuild that misses the bound.
  *
  * Values live in elements that are never moved or copied by a resize, so
  * the pointer a program got from bpf_map_lookup_elem() stays valid for the
@@ -58,13 +61,15 @@
  * ---------------
  *
  * Growing, shrinking, purging DEAD slots and re-seeding all rebuild the
- * index: a new table, with its own seed, is filled with the LIVE slots of
- * the current one while nobody but the writer can see it, then published
- * with rcu_assign_pointer().  A reader sees either the old or the new
- * table, both complete, and takes the seed from the table it sees.  The
- * old table and every replaced or deleted element are freed only after
- * both an RCU Tasks Trace and an RCU grace period (sleepable programs run
- * under the former, all others under the latter).
+ * index: a new table, with its own multiplier, is filled with the LIVE
+ * slots of the current one while nobody but the writer can see it, then
+ * published with rcu_assign_pointer().  A reader sees either the old or
+ * the new table, both complete, and takes the multiplier from the table it
+ * sees.  The old table and every replaced or deleted element go on the
+ * map's deferred free list and are freed only after both an RCU Tasks
+ * Trace and an RCU grace period (sleepable programs run under the former,
+ * all others under the latter), by a work item that waits for both
+ * without a lock: one wait per map covers everything freed meanwhile.
  *
  * The index is rebuilt when LIVE plus DEAD slots would pass 80% of the
  * buckets, to at most 50% load (a batch, which knows how many keys it
@@ -76,13 +81,18 @@
  * Modules
  * -------
  *
- * A module's functions may be keys; once it unloads, another module can
- * be loaded at the same addresses and its functions would find the old
- * values.  A module notifier removes, from every IP_COOKIE map, the
- * entries whose ip lies in the module that is going away (MODULE_STATE_GOING:
- * no link can still attach a program there, each holds a reference on
- * the module).  User-space addresses and uprobe file offsets are never in
- * a module.  The cost is one pass over every map's index per unload.
+ * A module's functions may be keys; once its text is freed, another
+ * module can be loaded at the same addresses and its functions would find
+ * the old values.  A module notifier removes, from every IP_COOKIE map,
+ * the entries whose ip lies in the text of the module that goes away
+ * (MODULE_STATE_GOING: no link can still attach a program there, each
+ * holds a reference on the module), and those in its init text once that
+ * is freed (MODULE_STATE_LIVE).  This is the only change the kernel makes
+ * to a map, frozen and BPF_F_RDONLY maps included: freezing stops user
+ * space's writes, and a stale key is wrong for every reader.  Keys
+ * elsewhere, such as tags, data addresses or BPF program text, stay until
+ * user space removes them.  Only maps holding keys in the module area
+ * (ic->nr_mod) are scanned, one at a time with cond_resched().
  *
  * Iteration order
  * ---------------
@@ -91,8 +101,9 @@
  * full 64-bit hash, a bijection of ip for a given link_id.  That order does
  * not depend on the table size, so a walk from user space visits every key
  * that stays in the map exactly once and terminates even when the map is
- * resized between calls.  A re-seed changes the order: a walk across one
- * may miss or repeat keys (but still terminates).
+ * resized between calls.  A new multiplier changes the order: a walk
+ * across one may miss or repeat keys (but still terminates).  A key that
+ * is not in the map starts the walk over, as for every other map.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -101,6 +112,7 @@
 #include <linux/filter.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
@@ -110,6 +122,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #define IP_COOKIE_CREATE_FLAG_MASK \
 	(BPF_F_NUMA_NODE | BPF_F_ZERO_SEED | BPF_F_ACCESS_MASK)
@@ -121,7 +134,9 @@
  * probe random keys reach at 80% load in the biggest tables.
  */
 #define IP_COOKIE_MAX_PROBE		256
-/* Rebuilds that miss the probe bound try new seeds, then more buckets. */
+/* Rebuilds that miss the probe bound try new multipliers, then more
+ * buckets.
+ */
 #define IP_COOKIE_RESEEDS		3
 #define IP_COOKIE_REBUILD_TRIES		(2 * IP_COOKIE_RESEEDS)
 /* Batch operations copy keys and values in chunks of about this size. */
@@ -136,7 +151,7 @@ struct ip_cookie_slot {
 };
 
 struct ip_cookie_table {
-	u64 seed;
+	u64 mul;	/* odd hash multiplier, random per table */
 	u32 len;	/* buckets + tail */
 	u16 shift;	/* 64 - log2(buckets) */
 	u16 probe;	/* every key sits < probe slots past its home */
@@ -153,24 +168,15 @@ struct bpf_ip_cookie {
 	struct mutex lock ____cacheline_aligned;
 	u32 count;		/* LIVE slots */
 	u32 used;		/* LIVE + DEAD slots of tbl */
+	u32 nr_mod;		/* LIVE slots a module unload may purge */
+	struct ip_cookie_dfl *dfl;	/* deferred free list */
+	struct work_struct reclaim;	/* frees it after the grace periods */
 #ifdef CONFIG_MODULES
+	/* Under ip_cookie_maps_lock. */
 	struct list_head list;	/* in ip_cookie_maps */
+	u64 purge_gen;		/* last notification that purged it */
 #endif
 };
-
-/* Memory whose last reader may still be running: freed after the grace
- * periods of every kind of program that can hold a pointer into it.
- */
-struct ip_cookie_grave {
-	struct rcu_head rcu;
-	u32 cnt;
-	u32 cap;
-	void *ptrs[];
-};
-
-/* A batch grave fills one page. */
-#define IP_COOKIE_GRAVE_CAP \
-	((PAGE_SIZE - sizeof(struct ip_cookie_grave)) / sizeof(void *))
 
 static struct bpf_ip_cookie *to_ip_cookie(const struct bpf_map *map)
 {
@@ -187,18 +193,30 @@ static bool ip_cookie_has_link(const struct bpf_ip_cookie *ic)
 	(rcu_read_lock_trace_held() || rcu_read_lock_bh_held() ||	\
 	 lockdep_is_held(&(ic)->lock))
 
-/* For 16-byte keys the link ID goes into the hash too, so that one ip
- * under many links does not fill one probe sequence.
+/* Multiply-shift hashing with the table's random odd multiplier: for
+ * any two distinct keys, the chance over the multiplier that their homes
+ * collide is about 2 / buckets, whatever keys user space chose.  For
+ * 16-byte keys the link ID goes in before a second multiplication, so
+ * that one ip under many links does not fill one probe sequence, and so
+ * that the distance between two such keys, (L1 - L2) * mul, changes with
+ * every new multiplier.  For a given link ID the hash is a bijection of
+ * ip (mul is odd), which get_next_key relies on.
  */
 static u64 ip_cookie_hash(const struct bpf_ip_cookie *ic,
 			  const struct ip_cookie_table *tbl,
 			  const struct bpf_ip_cookie_key *k)
 {
-	u64 h = (k->ip ^ tbl->seed) * GOLDEN_RATIO_64;
+	u64 h = k->ip * tbl->mul;
 
 	if (ip_cookie_has_link(ic))
-		h = (h + k->link_id) * GOLDEN_RATIO_64;
+		h = (h + k->link_id) * tbl->mul;
 	return h;
+}
+
+/* A new table's multiplier: fixed with BPF_F_ZERO_SEED, random if not. */
+static u64 ip_cookie_new_mul(bool zero_seed)
+{
+	return zero_seed ? GOLDEN_RATIO_64 : get_random_u64() | 1;
 }
 
 static u32 ip_cookie_link(const struct bpf_ip_cookie *ic, const void *elem)
@@ -236,71 +254,101 @@ static size_t ip_cookie_table_size(u32 len)
 	return struct_size_t(struct ip_cookie_table, slots, len);
 }
 
-static void ip_cookie_grave_free_rcu(struct rcu_head *rcu)
+/* Deferred free list: memory a reader may still be using (replaced and
+ * deleted elements, old tables), in page-sized chunks, newest first.
+ * Writers add to it under ic->lock; ic->reclaim takes the whole list,
+ * waits for the grace periods of every kind of program that can hold a
+ * pointer into it, and frees it.  So one wait covers everything changed
+ * meanwhile, and nothing waits for a grace period under a lock.
+ */
+struct ip_cookie_dfl {
+	struct ip_cookie_dfl *next;
+	u32 cnt;
+	void *ptrs[];
+};
+
+#define IP_COOKIE_DFL_CAP \
+	((PAGE_SIZE - sizeof(struct ip_cookie_dfl)) / sizeof(void *))
+
+static void ip_cookie_dfl_free(struct ip_cookie_dfl *dfl)
 {
-	struct ip_cookie_grave *grave;
+	struct ip_cookie_dfl *next;
 	u32 i;
 
-	grave = container_of(rcu, struct ip_cookie_grave, rcu);
-	for (i = 0; i < grave->cnt; i++)
-		kvfree(grave->ptrs[i]);
-	kvfree(grave);
-}
-
-static void ip_cookie_grave_free_tt(struct rcu_head *rcu)
-{
-	if (rcu_trace_implies_rcu_gp())
-		ip_cookie_grave_free_rcu(rcu);
-	else
-		call_rcu(rcu, ip_cookie_grave_free_rcu);
-}
-
-/* Called from syscall, in sleepable context. */
-static struct ip_cookie_grave *ip_cookie_grave_alloc(u32 cap)
-{
-	struct ip_cookie_grave *grave;
-
-	grave = kvmalloc(struct_size(grave, ptrs, cap),
-			 GFP_KERNEL | __GFP_NOWARN);
-	if (grave) {
-		grave->cnt = 0;
-		grave->cap = cap;
+	for (; dfl; dfl = next) {
+		next = dfl->next;
+		for (i = 0; i < dfl->cnt; i++)
+			kvfree(dfl->ptrs[i]);
+		kfree(dfl);
+		cond_resched();
 	}
-	return grave;
 }
 
-static void ip_cookie_grave_add(struct ip_cookie_grave *grave, void *ptr)
+/* Runs from system_unbound_wq, in sleepable context, without locks. */
+static void ip_cookie_reclaim(struct work_struct *work)
 {
-	/* Callers reserve room before they change anything. */
-	if (WARN_ON_ONCE(grave->cnt == grave->cap)) {
-		synchronize_rcu_tasks_trace();
+	struct bpf_ip_cookie *ic = container_of(work, struct bpf_ip_cookie,
+						reclaim);
+	struct ip_cookie_dfl *dfl;
+
+	mutex_lock(&ic->lock);
+	dfl = ic->dfl;
+	ic->dfl = NULL;
+	mutex_unlock(&ic->lock);
+	if (!dfl)
+		return;
+	/* Sleepable programs read under RCU Tasks Trace, others under RCU. */
+	synchronize_rcu_tasks_trace();
+	if (!rcu_trace_implies_rcu_gp())
 		synchronize_rcu();
-		kvfree(ptr);
-		return;
-	}
-	grave->ptrs[grave->cnt++] = ptr;
+	ip_cookie_dfl_free(dfl);
 }
 
-static void ip_cookie_grave_close(struct ip_cookie_grave *grave)
-{
-	if (!grave)
-		return;
-	if (grave->cnt)
-		call_rcu_tasks_trace(&grave->rcu, ip_cookie_grave_free_tt);
-	else
-		kvfree(grave);
-}
-
-/* Make room for @nr more pointers in *@grave, sending a full grave on its
- * way.  Called from syscall, in sleepable context.
+/* Make room for @nr more deferred frees, before anything changes.  The
+ * chunk is charged to the map's memcg; at its limit the change fails
+ * with -ENOMEM instead of invoking the OOM killer.  Called with ic->lock
+ * held, in sleepable context.
  */
-static int ip_cookie_grave_reserve(struct ip_cookie_grave **grave, u32 nr)
+static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, u32 nr)
 {
-	if (*grave && (*grave)->cap - (*grave)->cnt >= nr)
+	struct ip_cookie_dfl *dfl = ic->dfl;
+
+	lockdep_assert_held(&ic->lock);
+	if (dfl && IP_COOKIE_DFL_CAP - dfl->cnt >= nr)
 		return 0;
-	ip_cookie_grave_close(*grave);
-	*grave = ip_cookie_grave_alloc(IP_COOKIE_GRAVE_CAP);
-	return *grave ? 0 : -ENOMEM;
+	dfl = bpf_map_kmalloc_node(&ic->map, PAGE_SIZE,
+				   GFP_KERNEL | __GFP_NOWARN |
+				   __GFP_RETRY_MAYFAIL, ic->map.numa_node);
+	if (!dfl)
+		return -ENOMEM;
+	dfl->cnt = 0;
+	dfl->next = ic->dfl;
+	ic->dfl = dfl;
+	return 0;
+}
+
+/* Free @ptr once no reader can hold it.  Called with ic->lock held and
+ * room reserved.
+ */
+static void ip_cookie_defer(struct bpf_ip_cookie *ic, void *ptr)
+{
+	struct ip_cookie_dfl *dfl = ic->dfl;
+
+	lockdep_assert_held(&ic->lock);
+	/* Leaking is the only safe way out: freeing could hit a reader,
+	 * and waiting here could deadlock (see ip_cookie_reclaim()).
+	 */
+	if (WARN_ON_ONCE(!dfl || dfl->cnt == IP_COOKIE_DFL_CAP))
+		return;
+	dfl->ptrs[dfl->cnt++] = ptr;
+}
+
+/* Start the reclaim of what was deferred.  Called with ic->lock held. */
+static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic)
+{
+	lockdep_assert_held(&ic->lock);
+	if (ic->dfl && (ic->dfl->cnt || ic->dfl->next))
+		queue_work(system_unbound_wq, &ic->reclaim);
 }
 
 /* First and one-past-last slot of the probe sequence of @k in @tbl. */
@@ -360,7 +408,7 @@ static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
  *
  * For a lookup in an inner map, @map is only the template the verifier
  * holds (bpf_map_meta_alloc()): everything that differs between maps is
- * loaded from r1 at run time, the seed from the table it belongs to.
+ * loaded from r1 at run time, the multiplier from the table it belongs to.
  *
  * The loop index stays below home + probe <= len; a mispredicted loop
  * exit could run it past the end of the table, so unless the map's
@@ -374,26 +422,20 @@ static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 	const int end = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
-	struct bpf_insn ld_mul[2] = { BPF_LD_IMM64(end, 0) };
 	struct bpf_insn *insn = insn_buf, *loop, *to_miss, *to_match;
 	struct bpf_insn *next, *to_next, *to_out;
 
 	if (!IS_ENABLED(CONFIG_64BIT) || map->key_size != sizeof(u64))
 		return -EOPNOTSUPP;
 	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
-	ld_mul[0].imm = lower_32_bits(GOLDEN_RATIO_64);
-	ld_mul[1].imm = upper_32_bits(GOLDEN_RATIO_64);
 
-	/* i = home = ((ip ^ tbl->seed) * GOLDEN_RATIO_64) >> tbl->shift */
+	/* i = home = (ip * tbl->mul) >> tbl->shift */
 	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
 			      offsetof(struct bpf_ip_cookie, tbl));
 	*insn++ = BPF_LDX_MEM(BPF_DW, ip, BPF_REG_2, 0);
 	*insn++ = BPF_LDX_MEM(BPF_DW, i, tbl,
-			      offsetof(struct ip_cookie_table, seed));
-	*insn++ = BPF_ALU64_REG(BPF_XOR, i, ip);
-	*insn++ = ld_mul[0];
-	*insn++ = ld_mul[1];
-	*insn++ = BPF_ALU64_REG(BPF_MUL, i, end);
+			      offsetof(struct ip_cookie_table, mul));
+	*insn++ = BPF_ALU64_REG(BPF_MUL, i, ip);
 	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
 			      offsetof(struct ip_cookie_table, shift));
 	*insn++ = BPF_ALU64_REG(BPF_RSH, i, end);
@@ -506,9 +548,9 @@ static u32 ip_cookie_probe_len(u32 buckets)
 }
 
 static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
-				 u64 seed, size_t bytes)
+				 u64 mul, size_t bytes)
 {
-	tbl->seed = seed;
+	tbl->mul = mul;
 	tbl->shift = 64 - ilog2(buckets);
 	tbl->probe = ip_cookie_probe_len(buckets);
 	tbl->len = (bytes - offsetof(struct ip_cookie_table, slots)) /
@@ -519,7 +561,7 @@ static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
  * whoever the caller is.
  */
 static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
-						     u32 buckets, u64 seed)
+						     u32 buckets, u64 mul)
 {
 	u32 tail = ip_cookie_probe_len(buckets);
 	size_t bytes = ip_cookie_table_bytes(buckets + tail);
@@ -527,7 +569,7 @@ static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
 
 	tbl = bpf_map_area_alloc_memcg(&ic->map, bytes);
 	if (tbl)
-		ip_cookie_table_init(tbl, buckets, seed, bytes);
+		ip_cookie_table_init(tbl, buckets, mul, bytes);
 	return tbl;
 }
 
@@ -541,11 +583,14 @@ static bool ip_cookie_fill_nolock(struct bpf_ip_cookie *ic,
 	struct bpf_ip_cookie_key k = {};
 	u32 i;
 
+	lockdep_assert_held(&ic->lock);
 	for (i = 0; i < old->len; i++) {
 		const struct ip_cookie_slot *slot = &old->slots[i];
 		void *elem = rcu_dereference_protected(slot->elem,
 					lockdep_is_held(&ic->lock));
 
+		if (!(i % SZ_64K))
+			cond_resched();
 		if (!elem)
 			continue;
 		k.ip = slot->ip;
@@ -558,9 +603,9 @@ static bool ip_cookie_fill_nolock(struct bpf_ip_cookie *ic,
 }
 
 /* Build an unpublished table of @buckets holding every LIVE slot of
- * @old, with room for @k unless it is NULL.  Keeps the seed unless a key
- * would sit past the probe bound: then new random seeds, then twice the
- * buckets.  Called with ic->lock held.
+ * @old, with room for @k unless it is NULL.  Keeps the multiplier unless
+ * a key would sit past the probe bound: then new random multipliers, then
+ * twice the buckets.  Called with ic->lock held.
  */
 static struct ip_cookie_table *
 ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
@@ -568,33 +613,32 @@ ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
 			 const struct bpf_ip_cookie_key *k)
 {
 	struct ip_cookie_table *tbl;
-	u64 seed = old->seed;
+	u64 mul = old->mul;
 	int try;
 
 	for (try = 0; try < IP_COOKIE_REBUILD_TRIES; try++) {
-		tbl = ip_cookie_table_alloc(ic, buckets, seed);
+		tbl = ip_cookie_table_alloc(ic, buckets, mul);
 		if (!tbl)
 			return ERR_PTR(-ENOMEM);
 		if (ip_cookie_fill_nolock(ic, tbl, old) &&
 		    (!k || ip_cookie_has_room(ic, tbl, k)))
 			return tbl;
 		kvfree(tbl);
-		seed = get_random_u64();
+		mul = ip_cookie_new_mul(false);
 		if (try == IP_COOKIE_RESEEDS - 1)
 			buckets <<= 1;
 		cond_resched();
 	}
-	/* Only keys whose hashes collide for every seed get here. */
+	/* Probability about (2 / buckets)^probe per key for any key set. */
 	return ERR_PTR(-ENOSPC);
 }
 
 /* Replace the index with one of at least @buckets, with room for @k
- * unless it is NULL.  Called with ic->lock held and room for one pointer
- * in @grave, which gets the old table.  On error nothing changes.
+ * unless it is NULL.  Called with ic->lock held and room reserved for
+ * one deferred free, the old table.  On error nothing changes.
  */
 static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
-				   const struct bpf_ip_cookie_key *k,
-				   struct ip_cookie_grave *grave)
+				   const struct bpf_ip_cookie_key *k)
 {
 	struct ip_cookie_table *old, *tbl;
 
@@ -604,7 +648,7 @@ static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
 		return PTR_ERR(tbl);
 	rcu_assign_pointer(ic->tbl, tbl);
 	ic->used = ic->count;
-	ip_cookie_grave_add(grave, old);
+	ip_cookie_defer(ic, old);
 	return 0;
 }
 
@@ -615,8 +659,7 @@ static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
  * held.
  */
 static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic, u32 nr,
-				      const struct bpf_ip_cookie_key *k,
-				      struct ip_cookie_grave *grave)
+				      const struct bpf_ip_cookie_key *k)
 {
 	struct ip_cookie_table *tbl;
 	u32 buckets;
@@ -625,7 +668,7 @@ static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic, u32 nr,
 	buckets = max3(ip_cookie_buckets(tbl),
 		       ip_cookie_fit_buckets(ic->count + nr, false),
 		       ip_cookie_fit_buckets(ic->count + 1, true));
-	return ip_cookie_resize_nolock(ic, buckets, k, grave);
+	return ip_cookie_resize_nolock(ic, buckets, k);
 }
 
 struct ip_cookie_pos {
@@ -683,13 +726,22 @@ static int ip_cookie_check_key(const struct bpf_ip_cookie *ic,
 	return 0;
 }
 
+/* Keys a module unload may purge lie in the module area (or the vmalloc
+ * area, where modules fall back to or live in).  ic->nr_mod counts them,
+ * so that unloads skip maps that have none; the test does not depend on
+ * what is loaded, so inserts and removals count alike.
+ */
+static bool ip_cookie_in_module_area(u64 ip)
+{
+	return ip == (unsigned long)ip &&
+	       is_vmalloc_or_module_addr((const void *)(unsigned long)ip);
+}
+
 /* Insert or replace one entry.  Called with ic->lock held, in sleepable
- * context; @grave must have room for two pointers.  On error the map is
- * unchanged.
+ * context.  On error the map is unchanged.
  */
 static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
-				   const void *value, u64 flags,
-				   struct ip_cookie_grave *grave)
+				   const void *value, u64 flags)
 {
 	const struct bpf_ip_cookie_key *k = key;
 	struct ip_cookie_table *tbl;
@@ -709,6 +761,14 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		return -ENOENT;
 	if (!pos.live && ic->count >= ic->map.max_entries)
 		return -E2BIG;
+	/* A replace frees the old element; an insert that rebuilds the
+	 * index, the old table.  Other inserts free nothing.
+	 */
+	if (pos.live) {
+		err = ip_cookie_defer_reserve(ic, 1);
+		if (err)
+			return err;
+	}
 
 	/* Charged to the map's memcg: at its limit, fail the update rather
 	 * than invoke the cgroup's OOM killer, as the table allocations do.
@@ -727,20 +787,21 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		old = rcu_dereference_protected(pos.live->elem,
 						lockdep_is_held(&ic->lock));
 		rcu_assign_pointer(pos.live->elem, elem);
-		ip_cookie_grave_add(grave, old);
+		ip_cookie_defer(ic, old);
 		return 0;
 	}
 
 	/* A DEAD slot of the same ip can be revived in place. */
 	if (pos.free && pos.free->ip) {
 		rcu_assign_pointer(pos.free->elem, elem);
-		ic->count++;
-		return 0;
+		goto added;
 	}
 
 	if (!pos.free ||
 	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_make_room_nolock(ic, 1, k, grave);
+		err = ip_cookie_defer_reserve(ic, 1);
+		if (!err)
+			err = ip_cookie_make_room_nolock(ic, 1, k);
 		if (err) {
 			kfree(elem);
 			return err;
@@ -758,19 +819,34 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	rcu_assign_pointer(pos.free->elem, elem);
 	WRITE_ONCE(pos.free->ip, k->ip);
 	ic->used++;
+added:
 	ic->count++;
+	if (ip_cookie_in_module_area(k->ip))
+		WRITE_ONCE(ic->nr_mod, ic->nr_mod + 1);
 	return 0;
 }
 
-/* Remove one entry.  Called with ic->lock held; @grave must have room
- * for one pointer.
+/* Make a LIVE slot DEAD.  Returns its element, which readers may still
+ * hold.  Called with ic->lock held.
  */
-static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key,
-				   struct ip_cookie_grave *grave)
+static void *ip_cookie_unlink_nolock(struct bpf_ip_cookie *ic,
+				     struct ip_cookie_slot *slot)
+{
+	void *elem = rcu_dereference_protected(slot->elem,
+					       lockdep_is_held(&ic->lock));
+
+	RCU_INIT_POINTER(slot->elem, NULL);
+	ic->count--;
+	if (ip_cookie_in_module_area(slot->ip))
+		WRITE_ONCE(ic->nr_mod, ic->nr_mod - 1);
+	return elem;
+}
+
+/* Remove one entry.  Called with ic->lock held, in sleepable context. */
+static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key)
 {
 	struct ip_cookie_table *tbl;
 	struct ip_cookie_pos pos;
-	void *elem;
 	int err;
 
 	err = ip_cookie_check_key(ic, key);
@@ -781,90 +857,140 @@ static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key,
 	ip_cookie_locate_nolock(ic, tbl, key, &pos);
 	if (!pos.live)
 		return -ENOENT;
-	elem = rcu_dereference_protected(pos.live->elem,
-					 lockdep_is_held(&ic->lock));
-	RCU_INIT_POINTER(pos.live->elem, NULL);
-	ip_cookie_grave_add(grave, elem);
-	ic->count--;
+	err = ip_cookie_defer_reserve(ic, 1);
+	if (err)
+		return err;
+	ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, pos.live));
 	return 0;
 }
 
 /* Shrink the index once live entries fall below 20% of the buckets, to at
  * most 50% load.  A failed rebuild keeps the bigger table: the map stays
- * correct.  Called with ic->lock held and room for one pointer in @grave.
+ * correct.  Called with ic->lock held, in sleepable context.
  */
-static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic,
-					  struct ip_cookie_grave *grave)
+static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
 {
 	struct ip_cookie_table *tbl;
 	u32 buckets;
 
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 	buckets = ip_cookie_buckets(tbl);
-	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5)
+	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5 &&
+	    !ip_cookie_defer_reserve(ic, 1))
 		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count, true),
-					NULL, grave);
+					NULL);
 }
 
 #ifdef CONFIG_MODULES
 /* Every IP_COOKIE map, for the module notifier.  Lock order:
- * ip_cookie_maps_lock, then ic->lock.
+ * ip_cookie_maps_lock, then ic->lock; the notifier holds only one of
+ * them at a time.
  */
 static LIST_HEAD(ip_cookie_maps);
 static DEFINE_MUTEX(ip_cookie_maps_lock);
+/* Bumped for every notification, under ip_cookie_maps_lock. */
+static u64 ip_cookie_purge_gen;
 
-/* Remove every entry whose ip lies in @mod.  User-space addresses and file
- * offsets of uprobes never do.  Called from the module notifier, in
- * sleepable context, with ip_cookie_maps_lock held.
- */
-static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
-				   struct module *mod)
+/* Does @ip lie in @mod's text (its init text only if @init_only)? */
+static bool ip_cookie_in_text(u64 ip, const struct module *mod,
+			      bool init_only)
 {
-	struct ip_cookie_grave *grave = NULL;
-	struct ip_cookie_table *tbl;
-	u32 i;
+	unsigned long addr = ip;
 
-	mutex_lock(&ic->lock);
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
-	for (i = 0; i < tbl->len; i++) {
-		struct ip_cookie_slot *slot = &tbl->slots[i];
-		void *elem;
-
-		elem = rcu_dereference_protected(slot->elem,
-						 lockdep_is_held(&ic->lock));
-		if (!elem || !within_module(slot->ip, mod))
-			continue;
-		RCU_INIT_POINTER(slot->elem, NULL);
-		ic->count--;
-		if (!ip_cookie_grave_reserve(&grave, 1)) {
-			ip_cookie_grave_add(grave, elem);
-			continue;
-		}
-		/* No memory for a grave: wait for the readers here. */
-		synchronize_rcu_tasks_trace();
-		synchronize_rcu();
-		kfree(elem);
-	}
-	if (!ip_cookie_grave_reserve(&grave, 1))
-		ip_cookie_maybe_shrink_nolock(ic, grave);
-	mutex_unlock(&ic->lock);
-	ip_cookie_grave_close(grave);
+	if (ip != addr)
+		return false;
+	if (within_module_mem_type(addr, mod, MOD_INIT_TEXT))
+		return true;
+	return !init_only && within_module_mem_type(addr, mod, MOD_TEXT);
 }
 
-/* An entry of a module that goes away could only alias a function of
- * the next module loaded at the same address: drop it.
+/* Elements the purge frees itself when it has no memory for the
+ * deferred free list: at most this many per wait.
+ */
+#define IP_COOKIE_PURGE_STASH	16
+
+/* Remove every entry whose ip lies in @mod's text (its init text only if
+ * @init_only).  Called from the module notifier, in sleepable context,
+ * without ip_cookie_maps_lock.  Without memory for the deferred free
+ * list, the purge waits for the grace periods itself, after dropping
+ * ic->lock, IP_COOKIE_PURGE_STASH elements at a time.
+ */
+static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
+				   const struct module *mod, bool init_only)
+{
+	void *stash[IP_COOKIE_PURGE_STASH];
+	struct ip_cookie_table *tbl;
+	u32 i, n;
+
+	do {
+		n = 0;
+		mutex_lock(&ic->lock);
+		tbl = rcu_dereference_protected(ic->tbl,
+						lockdep_is_held(&ic->lock));
+		for (i = 0; i < tbl->len && ic->nr_mod && n < ARRAY_SIZE(stash);
+		     i++) {
+			struct ip_cookie_slot *slot = &tbl->slots[i];
+
+			if (!(i % SZ_64K))
+				cond_resched();
+			if (!rcu_access_pointer(slot->elem) ||
+			    !ip_cookie_in_text(slot->ip, mod, init_only))
+				continue;
+			if (ip_cookie_defer_reserve(ic, 1))
+				stash[n++] = ip_cookie_unlink_nolock(ic, slot);
+			else
+				ip_cookie_defer(ic,
+						ip_cookie_unlink_nolock(ic, slot));
+		}
+		ip_cookie_maybe_shrink_nolock(ic);
+		ip_cookie_defer_kick(ic);
+		mutex_unlock(&ic->lock);
+		if (!n)
+			break;
+		synchronize_rcu_tasks_trace();
+		synchronize_rcu();
+		for (i = 0; i < n; i++)
+			kfree(stash[i]);
+	} while (n == ARRAY_SIZE(stash));
+}
+
+/* The text of a module that goes away, or its init text once it is
+ * freed, could only alias functions of the next module loaded there: drop
+ * the entries that point into it.  Runs in sleepable context.  Maps are
+ * purged one at a time, each with a reference and without
+ * ip_cookie_maps_lock, so that map creation and freeing do not wait for
+ * the purge; maps without keys in the module area are skipped.
  */
 static int ip_cookie_module_notify(struct notifier_block *nb,
 				   unsigned long action, void *data)
 {
-	struct bpf_ip_cookie *ic;
+	bool init_only = action == MODULE_STATE_LIVE;
+	struct bpf_ip_cookie *ic, *next;
+	u64 gen;
 
-	if (action != MODULE_STATE_GOING)
+	if (action != MODULE_STATE_GOING && action != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
 	mutex_lock(&ip_cookie_maps_lock);
-	list_for_each_entry(ic, &ip_cookie_maps, list)
-		ip_cookie_purge_module(ic, data);
-	mutex_unlock(&ip_cookie_maps_lock);
+	gen = ++ip_cookie_purge_gen;
+	for (;;) {
+		next = NULL;
+		list_for_each_entry(ic, &ip_cookie_maps, list) {
+			if (ic->purge_gen == gen || !READ_ONCE(ic->nr_mod))
+				continue;
+			ic->purge_gen = gen;
+			if (!IS_ERR(bpf_map_inc_not_zero(&ic->map))) {
+				next = ic;
+				break;
+			}
+		}
+		mutex_unlock(&ip_cookie_maps_lock);
+		if (!next)
+			break;
+		ip_cookie_purge_module(next, data, init_only);
+		bpf_map_put(&next->map);
+		cond_resched();
+		mutex_lock(&ip_cookie_maps_lock);
+	}
 	return NOTIFY_DONE;
 }
 
@@ -901,20 +1027,15 @@ static long ip_cookie_map_update_elem(struct bpf_map *map, void *key,
 				      void *value, u64 flags)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	struct ip_cookie_grave *grave;
 	int err;
 
 	if (flags > BPF_EXIST)
 		return -EINVAL;
 
-	/* An old element and an old table. */
-	grave = ip_cookie_grave_alloc(2);
-	if (!grave)
-		return -ENOMEM;
 	mutex_lock(&ic->lock);
-	err = ip_cookie_update_nolock(ic, key, value, flags, grave);
+	err = ip_cookie_update_nolock(ic, key, value, flags);
+	ip_cookie_defer_kick(ic);
 	mutex_unlock(&ic->lock);
-	ip_cookie_grave_close(grave);
 	return err;
 }
 
@@ -922,19 +1043,14 @@ static long ip_cookie_map_update_elem(struct bpf_map *map, void *key,
 static long ip_cookie_map_delete_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	struct ip_cookie_grave *grave;
 	int err;
 
-	/* The element and an old table. */
-	grave = ip_cookie_grave_alloc(2);
-	if (!grave)
-		return -ENOMEM;
 	mutex_lock(&ic->lock);
-	err = ip_cookie_delete_nolock(ic, key, grave);
+	err = ip_cookie_delete_nolock(ic, key);
 	if (!err)
-		ip_cookie_maybe_shrink_nolock(ic, grave);
+		ip_cookie_maybe_shrink_nolock(ic);
+	ip_cookie_defer_kick(ic);
 	mutex_unlock(&ic->lock);
-	ip_cookie_grave_close(grave);
 	return err;
 }
 
@@ -953,16 +1069,25 @@ static void *ip_cookie_map_lookup_elem_sys_only(struct bpf_map *map,
 	return ip_cookie_find(ic, key);
 }
 
-/* Number of keys (with values for updates) a batch copies in at once. */
-static u32 ip_cookie_batch_chunk(u32 entry_size)
+/* Bytes of one entry in a batch's kernel buffer: keys stay 8-byte
+ * aligned whatever the value size, since they are read in place.
+ */
+static u32 ip_cookie_batch_stride(u32 key_size, u32 value_size)
 {
-	return max_t(u32, 1, IP_COOKIE_BATCH_BYTES / entry_size);
+	return key_size + round_up(value_size, sizeof(u64));
+}
+
+/* Number of entries a batch copies in at once. */
+static u32 ip_cookie_batch_chunk(u32 stride)
+{
+	return max_t(u32, 1, IP_COOKIE_BATCH_BYTES / stride);
 }
 
 /* Copy keys [@from, @from + @nr) of a batch, and their values of
- * @value_size bytes (0: keys only, for a delete), into @buf as key, value
- * pairs.  A NULL @values faults like any other bad pointer.  Called
- * without ic->lock: a fault on a user page stalls only this caller.
+ * @value_size bytes (0: keys only, for a delete), into @buf at a stride
+ * of ip_cookie_batch_stride().  A NULL @values faults like any other bad
+ * pointer.  Called without ic->lock: a fault on a user page stalls only
+ * this caller.
  */
 static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
 				const void __user *keys,
@@ -970,9 +1095,10 @@ static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
 				u32 from, u32 nr)
 {
 	u32 key_size = ic->map.key_size;
+	u32 stride = ip_cookie_batch_stride(key_size, value_size);
 	u32 i;
 
-	for (i = 0; i < nr; i++, buf += key_size + value_size) {
+	for (i = 0; i < nr; i++, buf += stride) {
 		if (copy_from_user(buf, keys + size_mul(from + i, key_size),
 				   key_size))
 			return -EFAULT;
@@ -990,14 +1116,11 @@ static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
  * its own length, never more.  Called with ic->lock held.
  */
 static u32 ip_cookie_count_new_nolock(struct bpf_ip_cookie *ic,
-				      const void *buf, u32 nr, u32 entry_size,
-				      u64 flags)
+				      const void *buf, u32 nr, u32 stride)
 {
 	u32 i, nr_new = 0;
 
-	if (flags == BPF_EXIST)
-		return 0;
-	for (i = 0; i < nr; i++, buf += entry_size)
+	for (i = 0; i < nr; i++, buf += stride)
 		if (!ip_cookie_check_key(ic, buf) && !ip_cookie_find(ic, buf))
 			nr_new++;
 	return nr_new;
@@ -1007,43 +1130,41 @@ static u32 ip_cookie_count_new_nolock(struct bpf_ip_cookie *ic,
  * in *@done how many entries were applied.
  */
 static int ip_cookie_update_chunk_nolock(struct bpf_ip_cookie *ic,
-					 const void *buf, u32 nr, u64 flags,
-					 struct ip_cookie_grave **grave,
-					 u32 *done)
+					 const void *buf, u32 nr, u32 *done)
 {
 	u32 key_size = ic->map.key_size;
-	u32 entry_size = key_size + ic->map.value_size;
+	u32 stride = ip_cookie_batch_stride(key_size, ic->map.value_size);
 	struct ip_cookie_table *tbl;
 	u32 nr_new;
 	int err;
 
 	/* Grow once for the chunk, then insert without resizing. */
 	*done = 0;
-	nr_new = ip_cookie_count_new_nolock(ic, buf, nr, entry_size, flags);
+	nr_new = ip_cookie_count_new_nolock(ic, buf, nr, stride);
 	nr_new = min(nr_new, ic->map.max_entries - ic->count);
 	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 	if ((u64)ic->used + nr_new >
 	    ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_grave_reserve(grave, 1);
+		err = ip_cookie_defer_reserve(ic, 1);
 		if (!err)
-			err = ip_cookie_make_room_nolock(ic, nr_new, NULL,
-							 *grave);
+			err = ip_cookie_make_room_nolock(ic, nr_new, NULL);
 		if (err)
 			return err;
 	}
 
-	for (; *done < nr; (*done)++, buf += entry_size) {
-		err = ip_cookie_grave_reserve(grave, 2);
-		if (!err)
-			err = ip_cookie_update_nolock(ic, buf, buf + key_size,
-						      flags, *grave);
+	for (; *done < nr; (*done)++, buf += stride) {
+		err = ip_cookie_update_nolock(ic, buf, buf + key_size,
+					      BPF_ANY);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* Called from syscall, in sleepable context (see bpf_map_do_batch()) */
+/* Called from syscall, in sleepable context (see bpf_map_do_batch()).
+ * Like generic_map_update_batch(), elem_flags may only hold BPF_F_LOCK,
+ * which needs a spin lock in the value, which this map never has.
+ */
 static int ip_cookie_map_update_batch(struct bpf_map *map,
 				      struct file *map_file,
 				      const union bpf_attr *attr,
@@ -1052,14 +1173,12 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	const void __user *values = u64_to_user_ptr(attr->batch.values);
 	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	u32 entry_size = map->key_size + map->value_size;
-	u64 flags = attr->batch.elem_flags;
-	struct ip_cookie_grave *grave = NULL;
+	u32 stride = ip_cookie_batch_stride(map->key_size, map->value_size);
 	u32 chunk, cp = 0, nr, n, done;
 	void *buf;
 	int err = 0;
 
-	if (flags > BPF_EXIST)
+	if (attr->batch.elem_flags)
 		return -EINVAL;
 	nr = attr->batch.count;
 	if (!nr)
@@ -1067,8 +1186,8 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	if (put_user(0, &uattr->batch.count))
 		return -EFAULT;
 
-	chunk = min(nr, ip_cookie_batch_chunk(entry_size));
-	buf = kvmalloc(size_mul(chunk, entry_size), GFP_USER | __GFP_NOWARN);
+	chunk = min(nr, ip_cookie_batch_chunk(stride));
+	buf = kvmalloc(size_mul(chunk, stride), GFP_USER | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 
@@ -1079,8 +1198,8 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 		if (err)
 			break;
 		mutex_lock(&ic->lock);
-		err = ip_cookie_update_chunk_nolock(ic, buf, n, flags, &grave,
-						    &done);
+		err = ip_cookie_update_chunk_nolock(ic, buf, n, &done);
+		ip_cookie_defer_kick(ic);
 		mutex_unlock(&ic->lock);
 		cp += done;
 		if (err)
@@ -1092,10 +1211,9 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	 * never added.
 	 */
 	mutex_lock(&ic->lock);
-	if (!ip_cookie_grave_reserve(&grave, 1))
-		ip_cookie_maybe_shrink_nolock(ic, grave);
+	ip_cookie_maybe_shrink_nolock(ic);
+	ip_cookie_defer_kick(ic);
 	mutex_unlock(&ic->lock);
-	ip_cookie_grave_close(grave);
 	kvfree(buf);
 	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
 		err = -EFAULT;
@@ -1109,7 +1227,6 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 {
 	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	struct ip_cookie_grave *grave = NULL;
 	u32 key_size = map->key_size;
 	u32 chunk, cp = 0, nr, n, i;
 	void *buf;
@@ -1135,24 +1252,20 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 			break;
 		mutex_lock(&ic->lock);
 		for (i = 0; i < n && !err; i++) {
-			err = ip_cookie_grave_reserve(&grave, 1);
-			if (!err)
-				err = ip_cookie_delete_nolock(ic,
-							      buf + i * key_size,
-							      grave);
+			err = ip_cookie_delete_nolock(ic, buf + i * key_size);
 			if (!err)
 				cp++;
 		}
+		ip_cookie_defer_kick(ic);
 		mutex_unlock(&ic->lock);
 		cond_resched();
 	}
 
 	/* Shrink once for the whole batch. */
 	mutex_lock(&ic->lock);
-	if (!ip_cookie_grave_reserve(&grave, 1))
-		ip_cookie_maybe_shrink_nolock(ic, grave);
+	ip_cookie_maybe_shrink_nolock(ic);
+	ip_cookie_defer_kick(ic);
 	mutex_unlock(&ic->lock);
-	ip_cookie_grave_close(grave);
 	kvfree(buf);
 	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
 		err = -EFAULT;
@@ -1178,6 +1291,11 @@ static int ip_cookie_map_get_next_key(struct bpf_map *map, void *key,
 	bool found = false;
 	u32 i = 0;
 
+	/* As for every other map: a key that is not in the map starts the
+	 * walk over.
+	 */
+	if (k && !ip_cookie_find(ic, k))
+		k = NULL;
 	tbl = rcu_dereference_check(ic->tbl, ip_cookie_read_held(ic));
 	if (k) {
 		cur_h = ip_cookie_hash(ic, tbl, k);
@@ -1229,7 +1347,7 @@ static int ip_cookie_map_alloc_check(union bpf_attr *attr)
 	if (attr->map_flags & ~IP_COOKIE_CREATE_FLAG_MASK ||
 	    !bpf_map_flags_access_ok(attr->map_flags))
 		return -EINVAL;
-	/* A known seed lets user space aim keys at one bucket. */
+	/* A known multiplier lets user space aim keys at one bucket. */
 	if ((attr->map_flags & BPF_F_ZERO_SEED) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (attr->key_size != sizeof(u64) &&
@@ -1253,7 +1371,6 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	int numa_node = bpf_map_attr_numa_node(attr);
 	struct ip_cookie_table *tbl;
 	struct bpf_ip_cookie *ic;
-	u64 seed = 0;
 	size_t bytes;
 
 	ic = bpf_map_area_alloc(sizeof(*ic), numa_node);
@@ -1272,9 +1389,9 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 		bpf_map_area_free(ic);
 		return ERR_PTR(-ENOMEM);
 	}
-	if (!(attr->map_flags & BPF_F_ZERO_SEED))
-		seed = get_random_u64();
-	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS, seed, bytes);
+	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS,
+			     ip_cookie_new_mul(attr->map_flags & BPF_F_ZERO_SEED),
+			     bytes);
 	RCU_INIT_POINTER(ic->tbl, tbl);
 
 	/* Element: value, padded to 8 bytes, then the link ID if keyed by
@@ -1285,6 +1402,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	if (attr->key_size == sizeof(struct bpf_ip_cookie_key))
 		ic->elem_size += sizeof(u64);
 	mutex_init(&ic->lock);
+	INIT_WORK(&ic->reclaim, ip_cookie_reclaim);
 	ip_cookie_list_add(ic);
 	return &ic->map;
 }
@@ -1299,9 +1417,17 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	u32 i;
 
 	ip_cookie_list_del(ic);
+	/* A reclaim in flight still waits for its grace periods; what it
+	 * has not taken yet no reader can hold any more.
+	 */
+	cancel_work_sync(&ic->reclaim);
+	ip_cookie_dfl_free(ic->dfl);
 	tbl = rcu_dereference_protected(ic->tbl, true);
-	for (i = 0; i < tbl->len; i++)
+	for (i = 0; i < tbl->len; i++) {
 		kfree(rcu_dereference_protected(tbl->slots[i].elem, true));
+		if (!(i % SZ_64K))
+			cond_resched();
+	}
 	kvfree(tbl);
 	mutex_destroy(&ic->lock);
 	bpf_map_area_free(ic);
@@ -1323,17 +1449,43 @@ static void ip_cookie_map_seq_show_elem(struct bpf_map *map, void *key,
 	rcu_read_unlock();
 }
 
+/* Is member @i of @s an integer of @size bytes at byte @off? */
+static bool ip_cookie_btf_member_is(const struct btf *btf,
+				    const struct btf_type *s, u32 i,
+				    u32 off, u32 size)
+{
+	const struct btf_member *m = btf_members(s) + i;
+	const struct btf_type *t;
+
+	if (btf_member_bitfield_size(s, i) ||
+	    btf_member_bit_offset(s, i) != off * BITS_PER_BYTE)
+		return false;
+	t = btf_type_skip_modifiers(btf, m->type, NULL);
+	return t && btf_type_is_int(t) && t->size == size;
+}
+
+/* The key is an address, an 8-byte integer or a struct of one such
+ * member, or struct bpf_ip_cookie_key: {8-byte integer, 4-byte integer,
+ * 4-byte integer}.  bpffs and bpftool print keys with this BTF, so a map
+ * with value BTF must have key BTF too, as for BPF_MAP_TYPE_HASH.
+ */
 static int ip_cookie_map_check_btf(const struct bpf_map *map,
 				   const struct btf *btf,
 				   const struct btf_type *key_type,
 				   const struct btf_type *value_type)
 {
-	/* The key is an IP (an 8-byte integer) or struct bpf_ip_cookie_key. */
-	if (btf_type_is_void(key_type))
-		return 0;
+	if (btf_type_is_int(key_type))
+		return map->key_size == sizeof(u64) ? 0 : -EINVAL;
+	if (!btf_type_is_struct(key_type))
+		return -EINVAL;
 	if (map->key_size == sizeof(u64))
-		return btf_type_is_int(key_type) ? 0 : -EINVAL;
-	return btf_type_is_struct(key_type) ? 0 : -EINVAL;
+		return btf_type_vlen(key_type) == 1 &&
+		       ip_cookie_btf_member_is(btf, key_type, 0, 0, 8) ?
+		       0 : -EINVAL;
+	return btf_type_vlen(key_type) == 3 &&
+	       ip_cookie_btf_member_is(btf, key_type, 0, 0, 8) &&
+	       ip_cookie_btf_member_is(btf, key_type, 1, 8, 4) &&
+	       ip_cookie_btf_member_is(btf, key_type, 2, 12, 4) ? 0 : -EINVAL;
 }
 
 static u64 ip_cookie_map_mem_usage(const struct bpf_map *map)

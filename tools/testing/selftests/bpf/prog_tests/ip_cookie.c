@@ -464,8 +464,9 @@ static void test_batch(void)
 	if (!ASSERT_GE(fd, 0, "create"))
 		return;
 	ASSERT_OK(fill_batch(fd, 0, 1000, BPF_ANY), "update_batch");
-	ASSERT_EQ(fill_batch(fd, 0, 10, BPF_NOEXIST), -EEXIST, "batch_noexist");
-	ASSERT_EQ(fill_batch(fd, 1000, 1010, BPF_EXIST), -ENOENT, "batch_exist");
+	/* Batches take no element flags, as for every other map. */
+	ASSERT_EQ(fill_batch(fd, 0, 10, BPF_NOEXIST), -EINVAL, "batch_noexist");
+	ASSERT_EQ(fill_batch(fd, 1000, 1010, BPF_EXIST), -EINVAL, "batch_exist");
 	ASSERT_EQ(fill_batch(fd, 1000, 2001, BPF_ANY), -E2BIG, "batch_cap");
 	/* The batch stopped at the cap: 1000 more went in, one did not. */
 	ASSERT_EQ(walk_count(fd), 2000, "after_cap");
@@ -578,7 +579,7 @@ static void grow_shrink(__u32 max, __u32 step)
 	empty = map_memlock(fd);
 	ASSERT_GT(empty, 0, "memlock_empty");
 	for (i = 0; i < max; i += step)
-		if (!ASSERT_OK(fill_batch(fd, i, i + step, BPF_NOEXIST), "grow"))
+		if (!ASSERT_OK(fill_batch(fd, i, i + step, 0), "grow"))
 			goto out;
 	ASSERT_EQ(fill_batch(fd, max, max + 1, BPF_ANY), -E2BIG, "cap");
 	/* Lookup batches see every key once with its value; a key-by-key
@@ -817,6 +818,120 @@ out:
 	cleanup_cgroup_environment();
 }
 
+#define REPLACE_VSIZE	4000
+
+/* In a child in the cgroup open at @cgfd: @n replaces of one key, with
+ * values of 4000 bytes and room for about 256 of them under memory.max.
+ * Every replaced element waits for a grace period on the map's deferred
+ * free list, charged to the map's cgroup like the list itself: each
+ * update succeeds or fails with -ENOMEM, and the key holds the value of
+ * the last update that succeeded.  Exit 0 if so, else a code for what
+ * failed.
+ */
+static int replace_memcg_child(int cgfd, __u32 n, __u32 *nomem)
+{
+	static __u64 val[REPLACE_VSIZE / 8], got[REPLACE_VSIZE / 8];
+	__u64 key = fake_ip(1), last = 0;
+	long long cur;
+	int fd, mfd, err;
+	__u32 i;
+
+	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		return 10;
+	close(fd);
+	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	if (mfd < 0)
+		return 10;
+	fd = create_map(8, REPLACE_VSIZE, 16, 0);
+	if (fd < 0 || bpf_map_update_elem(fd, &key, val, 0))
+		return 11;
+	kern_sync_rcu();
+	cur = memcg_settled(cgfd);
+	if (cur < 0 || memcg_set_max(mfd, cur + (1 << 20)))
+		return 12;
+	for (i = 1; i <= n; i++) {
+		val[0] = i;
+		val[REPLACE_VSIZE / 8 - 1] = ~(__u64)i;
+		err = bpf_map_update_elem(fd, &key, val, 0);
+		if (!err)
+			last = i;
+		else if (err == -ENOMEM)
+			(*nomem)++;
+		else
+			break;
+	}
+	if (memcg_set_max(mfd, LLONG_MAX))
+		return 12;
+	if (i <= n)
+		return 13;
+	err = bpf_map_lookup_elem(fd, &key, got);
+	if (err || got[0] != last ||
+	    got[REPLACE_VSIZE / 8 - 1] != (last ? ~last : 0)) {
+		/* test_progs captures stdio in the parent only */
+		dprintf(STDERR_FILENO,
+			"replace_memcg: lookup %d: %llu, %llx after %u, last %llu\n",
+			err, (unsigned long long)got[0],
+			(unsigned long long)got[REPLACE_VSIZE / 8 - 1], n,
+			(unsigned long long)last);
+		return 14;
+	}
+	return last ? 0 : 15;
+}
+
+#define REPLACES	2000
+
+/* Replaces of 4000-byte values (8 MB in all) in a memory cgroup with
+ * room for about 256 of them: no OOM kill, only successes and -ENOMEM.
+ * A child that has not finished in 300 s is killed (SIGALRM): a failure,
+ * not a hung suite.
+ */
+static void test_replace_memcg(void)
+{
+	int status, err, cgfd = -1, pfd[2] = { -1, -1 };
+	__u32 nomem = 0;
+	pid_t pid;
+
+	err = setup_cgroup_environment();
+	if (!ASSERT_OK(err, "cgroup_setup"))
+		return;
+	cgfd = create_and_get_cgroup("/ip_cookie_replace");
+	if (!ASSERT_GE(cgfd, 0, "cgroup_create") ||
+	    !ASSERT_OK(pipe(pfd), "pipe"))
+		goto out;
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out;
+	if (pid == 0) {
+		alarm(300);
+		status = replace_memcg_child(cgfd, REPLACES, &nomem);
+		if (write(pfd[1], &nomem, sizeof(nomem)) != sizeof(nomem))
+			status = 16;
+		_exit(status);
+	}
+	if (!ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid"))
+		goto out;
+	if (!ASSERT_FALSE(WIFSIGNALED(status), "child_not_killed"))
+		printf("%s: child killed by signal %d\n", __func__,
+		       WTERMSIG(status));
+	else
+		ASSERT_EQ(WEXITSTATUS(status), 0, "child_consistent");
+	if (read(pfd[0], &nomem, sizeof(nomem)) == sizeof(nomem) &&
+	    env.verbosity > VERBOSE_NONE)
+		printf("%s: %u of %u replaces failed with -ENOMEM\n",
+		       __func__, nomem, REPLACES);
+	ASSERT_EQ(memcg_event(cgfd, "oom"), 0, "memory.events_oom");
+	ASSERT_EQ(memcg_event(cgfd, "oom_kill"), 0, "memory.events_oom_kill");
+out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (cgfd >= 0)
+		close(cgfd);
+	cleanup_cgroup_environment();
+}
+
 static void test_grow_shrink(void)
 {
 	grow_shrink(20000, 1000);
@@ -864,14 +979,17 @@ out:
 	close(fd);
 }
 
-/* A walk that resizes the map between every two steps still visits every
- * key that stays in the map exactly once.  Adding 1,200 keys to 300 grows
- * the index past 80% load, deleting them shrinks it below 20%: each step
- * rebuilds it, which the reported memory shows.
+/* A walk that resizes the map after every step from a key that stays in
+ * the map still visits every such key exactly once.  Adding 1,200 keys
+ * to 300 grows the index past 80% load, deleting them shrinks it below
+ * 20%: each of those steps rebuilds it, which the reported memory shows.
+ * The walk also passes through the added keys; from one of them it does
+ * not resize, since a walk from a deleted key starts over, as for every
+ * map.
  */
 static void test_walk_during_resize(void)
 {
-	__u32 n = 300, seen = 0, steps = 0, rebuilt = 0;
+	__u32 n = 300, seen = 0, steps = 0, rebuilt = 0, walked = 0;
 	__u64 key, next, val;
 	long long mem;
 	bool extra = false;
@@ -885,24 +1003,24 @@ static void test_walk_during_resize(void)
 	if (!ASSERT_OK(fill_batch(fd, 0, n, BPF_ANY), "fill"))
 		goto out;
 	err = bpf_map_get_next_key(fd, NULL, &next);
-	while (!err) {
+	while (!err && walked++ < n + 1200) {
+		key = next;
 		val = (next - fake_ip(0)) / 16;
 		if (val < n) {
 			ASSERT_EQ(hit[val], 0, "visited_once");
 			hit[val] = 1;
 			seen++;
+			mem = map_memlock(fd);
+			if (extra)
+				err = drain_batch(fd, n + 1000, n + 2200);
+			else
+				err = fill_batch(fd, n + 1000, n + 2200, BPF_ANY);
+			if (!ASSERT_OK(err, "resize"))
+				goto out;
+			steps++;
+			rebuilt += map_memlock(fd) != mem;
+			extra = !extra;
 		}
-		mem = map_memlock(fd);
-		if (extra)
-			err = drain_batch(fd, n + 1000, n + 2200);
-		else
-			err = fill_batch(fd, n + 1000, n + 2200, BPF_ANY);
-		if (!ASSERT_OK(err, "resize"))
-			goto out;
-		steps++;
-		rebuilt += map_memlock(fd) != mem;
-		extra = !extra;
-		key = next;
 		err = bpf_map_get_next_key(fd, &key, &next);
 	}
 	ASSERT_EQ(err, -ENOENT, "walk_end");
@@ -1003,6 +1121,21 @@ static bool map_is(int fd, __u32 n, long long memlock)
 	return walk_count(fd) == n && map_memlock(fd) == memlock;
 }
 
+/* Next fault budget after @space: every 8 bytes of the first KiB, then of
+ * the KiB after a deferred-free chunk (a page, taken only when the map's
+ * current chunk is full or reclaimed, so whether an operation needs one
+ * depends on when the map's reclaim ran).  What lies between fails at the
+ * chunk like its first budget, or never comes: the rest of an update
+ * takes less than a KiB.
+ */
+static long next_space(long space)
+{
+	space += 8;
+	return space == 1024 ? 4096 : space;
+}
+
+#define ENOMEM_SPACE_END (4096 + 1024)
+
 /* Every allocation of an update that grows the index, and of a delete,
  * fails in turn: each failure is -ENOMEM and leaves the map as it was.
  */
@@ -1027,11 +1160,11 @@ static void test_enomem_unchanged(void)
 	fd = create_map(8, 8, 64, 0);
 	if (!ASSERT_GE(fd, 0, "create"))
 		goto out_ffd;
-	if (!ASSERT_OK(fill_batch(fd, 0, n, BPF_NOEXIST), "fill"))
+	if (!ASSERT_OK(fill_batch(fd, 0, n, 0), "fill"))
 		goto out;
 	memlock = map_memlock(fd);
 
-	for (space = 0; space < 4096; space += 8) {
+	for (space = 0; space < ENOMEM_SPACE_END; space = next_space(space)) {
 		key = fake_ip(n);
 		val = n;
 		if (!ASSERT_OK(failslab(ffd, space), "failslab"))
@@ -1045,7 +1178,9 @@ static void test_enomem_unchanged(void)
 		    !ASSERT_TRUE(map_is(fd, n, memlock), "update_unchanged"))
 			goto out;
 	}
-	/* Key and value copies, grave, element and the grown table. */
+	/* Key and value copies, the element, a free-list chunk (if the
+	 * map has none with room) and the grown table.
+	 */
 	ASSERT_GE(fails, 5, "update_failed_each");
 	ASSERT_OK(err, "update_in_the_end");
 	ASSERT_GT(map_memlock(fd), memlock, "memlock_grew");
@@ -1053,7 +1188,7 @@ static void test_enomem_unchanged(void)
 	ASSERT_TRUE(map_is(fd, n + 1, memlock), "grown");
 
 	fails = 0;
-	for (space = 0; space < 4096; space += 8) {
+	for (space = 0; space < ENOMEM_SPACE_END; space = next_space(space)) {
 		key = fake_ip(n);
 		if (!ASSERT_OK(failslab(ffd, space), "failslab"))
 			goto out;
@@ -1066,7 +1201,7 @@ static void test_enomem_unchanged(void)
 		    !ASSERT_TRUE(map_is(fd, n + 1, memlock), "delete_unchanged"))
 			goto out;
 	}
-	/* Key copy and grave. */
+	/* Key copy, and a free-list chunk or a budget past it. */
 	ASSERT_GE(fails, 2, "delete_failed_each");
 	ASSERT_OK(err, "delete_in_the_end");
 	ASSERT_TRUE(map_is(fd, n, map_memlock(fd)), "deleted");
@@ -1098,7 +1233,7 @@ static int batch_faults(int ffd, const char *dir, __u32 n, __u32 m,
 	vals = calloc(m, sizeof(*vals));
 	if (!ASSERT_GE(fd, 0, "create") || !ASSERT_OK_PTR(keys, "calloc") ||
 	    !ASSERT_OK_PTR(vals, "calloc") ||
-	    !ASSERT_OK(fill_batch(fd, 0, n, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, n, 0), "fill"))
 		goto out;
 	for (i = 0; i < m; i++) {
 		keys[i] = fake_ip(n + i);
@@ -1133,7 +1268,7 @@ static int batch_faults(int ffd, const char *dir, __u32 n, __u32 m,
 		if (!ASSERT_EQ(err, -ENOMEM, "delete_batch_enomem") ||
 		    !ASSERT_TRUE(map_holds(fd, n + m, n, n + cnt),
 				 "delete_batch_count") ||
-		    !ASSERT_OK(fill_batch(fd, n, n + cnt, BPF_NOEXIST), "undo"))
+		    !ASSERT_OK(fill_batch(fd, n, n + cnt, 0), "undo"))
 			goto out;
 	}
 	ASSERT_TRUE(map_holds(fd, n, 0, 0), "delete_batch_done");
@@ -1166,7 +1301,7 @@ static int create_faults(int ffd, const char *dir, __u32 max, long step)
 			return -1;
 	}
 	ASSERT_TRUE(map_holds(fd, 0, 0, 0), "created_empty");
-	ASSERT_OK(fill_batch(fd, 0, 100, BPF_NOEXIST), "created_fill");
+	ASSERT_OK(fill_batch(fd, 0, 100, 0), "created_fill");
 	close(fd);
 	return fails;
 }
@@ -1734,6 +1869,16 @@ static void test_inner_map(void)
 	ip = ksym("bpf_get_current_pid_tgid");
 	ASSERT_EQ(count_insns(prog, BPF_JMP | BPF_CALL, (__s32)(ip - base)), 1,
 		  "control_call_seen");
+	/* The template inner lookups are inlined from carries no creator's
+	 * rights to bypass Spectre v1 mitigations (bpf_map_meta_alloc()
+	 * copies them for arrays only), and the map found at run time may
+	 * come from anyone: every inner lookup is clamped, whoever created
+	 * the maps and whatever the mitigations.
+	 */
+	ASSERT_EQ(count_insns(prog, BPF_ALU64 | BPF_NEG | BPF_K, 0),
+		  IPC_NR_INNER, "inner_clamped_neg");
+	ASSERT_EQ(count_insns(prog, BPF_ALU64 | BPF_ARSH | BPF_K, 63),
+		  IPC_NR_INNER, "inner_clamped_arsh");
 
 	sum = skel->bss->inner_sum;
 	missed = skel->bss->inner_missed;
@@ -1936,7 +2081,7 @@ static void test_rebuild_thresholds(void)
 	if (!ASSERT_GE(fd, 0, "create"))
 		goto out;
 	t = skel->bss->tables;
-	ASSERT_OK(fill_batch(fd, 0, 25, BPF_NOEXIST), "batch25");
+	ASSERT_OK(fill_batch(fd, 0, 25, 0), "batch25");
 	ASSERT_EQ(skel->bss->tables - t, 1, "batch25_rebuilds");
 	close(fd);
 
@@ -2050,16 +2195,18 @@ static void test_batch_overgrowth(void)
 	/* 16 KiB: a table of 64 buckets and its tail; n keys would be 512 */
 	ASSERT_LT(map_memlock(fd), 16384, "dups_memlock");
 
-	/* BPF_EXIST on absent keys: fails at the first, adds nothing */
+	/* An element flag: refused before anything is added, and before the
+	 * kernel writes the count, which stays what was passed in
+	 */
 	for (i = 0; i < n; i++) {
 		keys[i] = fake_ip(100 + i);
 		vals[i] = 100 + i;
 	}
 	cnt = n;
 	opts.elem_flags = BPF_EXIST;
-	ASSERT_EQ(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), -ENOENT,
-		  "exist_missing");
-	ASSERT_EQ(cnt, 0, "exist_count");
+	ASSERT_EQ(bpf_map_update_batch(fd, keys, vals, &cnt, &opts), -EINVAL,
+		  "exist_flag");
+	ASSERT_EQ(cnt, n, "exist_count");
 	ASSERT_LT(map_memlock(fd), 16384, "exist_memlock");
 
 	/* Ten valid keys, an invalid one (ip 0), then many valid ones: the
@@ -2409,7 +2556,7 @@ static void test_grace_period(void)
 
 	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
 	if (!ASSERT_GE(fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, 0), "fill"))
 		goto out_fd;
 	skel = probe_on_map(fd);
 	if (!skel)
@@ -2426,7 +2573,7 @@ static void test_grace_period(void)
 		 * replace would be freed early, then reused.
 		 */
 		ASSERT_OK(bpf_map_delete_elem(fd, &skel->bss->hold_key), "delete");
-		ASSERT_OK(fill_batch(fd, 1000, 1100, BPF_NOEXIST), "grow");
+		ASSERT_OK(fill_batch(fd, 1000, 1100, 0), "grow");
 		ASSERT_OK(drain_batch(fd, 1000, 1100), "shrink");
 		kern_sync_rcu();
 		usleep(200000);
@@ -2605,7 +2752,7 @@ static void test_lifetimes(void)
 	/* Held by the program only */
 	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
 	if (!ASSERT_GE(fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, 0), "fill"))
 		return;
 	id = map_id(fd);
 	skel = probe_on_map(fd);
@@ -2626,7 +2773,7 @@ static void test_lifetimes(void)
 	/* Held by a pin only */
 	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
 	if (!ASSERT_GE(fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(fd, 0, 1000, BPF_NOEXIST), "fill"))
+	    !ASSERT_OK(fill_batch(fd, 0, 1000, 0), "fill"))
 		return;
 	id = map_id(fd);
 	unlink(pin);
@@ -2643,7 +2790,7 @@ static void test_lifetimes(void)
 	/* Programs loaded and unloaded while the index is rebuilt */
 	ctx.fd = create_map(8, 8, IPC_PROBE_MAX, 0);
 	if (!ASSERT_GE(ctx.fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(ctx.fd, 0, IPC_PROBE_KEYS, BPF_NOEXIST), "fill") ||
+	    !ASSERT_OK(fill_batch(ctx.fd, 0, IPC_PROBE_KEYS, 0), "fill") ||
 	    !ASSERT_OK(pthread_create(&thread, NULL, resizer, &ctx), "thread"))
 		goto out;
 	started = true;
@@ -3054,6 +3201,8 @@ void test_ip_cookie(void)
 		test_batch();
 	if (test__start_subtest("grow_shrink"))
 		test_grow_shrink();
+	if (test__start_subtest("replace_memcg"))
+		test_replace_memcg();
 	if (test__start_subtest("memcg_limit"))
 		test_memcg_limit();
 	if (test__start_subtest("single_resize"))

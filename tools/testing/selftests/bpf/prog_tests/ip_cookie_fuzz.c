@@ -53,6 +53,8 @@
  */
 #define BATCH_BYTES	65536
 #define MAX_BATCH	(BATCH_BYTES / 16 + 32)
+/* A value's share of a batch chunk: keys stay 8-byte aligned. */
+#define VAL_STRIDE(vs)	(((vs) + 7) & ~7U)
 #define HISTORY		8
 #define KERNEL_PTR	0xffffffff81000000ULL
 
@@ -690,7 +692,7 @@ static void op_next(struct fmap *m)
 	int kp = draw_ptr(10), np = draw_ptr(20), exp = 1, rc;
 	struct walk *w = &m->w;
 	union bpf_attr attr = {};
-	bool restart = chance(5);
+	bool restart = chance(5), stale;
 	long left;
 
 	if (!w->active || restart)
@@ -702,9 +704,15 @@ static void op_next(struct fmap *m)
 	record(m, OP_NEXT, w->cursor, kp, np, 0, 0, 0);
 	if (w->cursor >= 0)
 		put_key(m, w->cursor, k);
+	/* A cursor deleted since the last step is not in the map: the
+	 * kernel starts the walk over, as for every other map.
+	 */
+	stale = w->cursor >= 0 && kp == P_OK && !m->present[w->cursor];
+	if (stale)
+		walk_start(m, w);
 	memset(nk, 0x5a, m->ks);
 	attr.map_fd = m->fd;
-	attr.key = w->cursor < 0 ? 0 : uptr(kp, k);
+	attr.key = w->cursor < 0 && !stale ? 0 : uptr(kp, k);
 	attr.next_key = uptr(np, nk);
 	rc = sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr);
 
@@ -748,13 +756,14 @@ static void op_next_any(struct fmap *m)
 	attr.key = from_null ? 0 : ptr_to_u64(k);
 	attr.next_key = ptr_to_u64(nk);
 	rc = sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr);
-	/* Reserved bits are not hashed: such a key is where its clean twin
-	 * is.  Where ip 0 or link ID 0 would be is unknown.
+	/* A key that is not in the map (absent, or a bad twin of a key)
+	 * starts the walk over: the first key comes back.
 	 */
+	if (!from_null && (KBAD(kid) != KEY_OK || !m->present[q]))
+		from_null = true;
 	if (!from_null) {
 		qr = m->rank[q];
-		ranked = qr >= 0 && KBAD(kid) != KEY_IP0 &&
-			 KBAD(kid) != KEY_LINK0;
+		ranked = qr >= 0;
 	}
 	if (rc == -ENOENT) {
 		if (from_null && m->count)
@@ -774,8 +783,7 @@ static void op_next_any(struct fmap *m)
 		diverge("returned %d, not a key in the map", x);
 		return;
 	}
-	if (!from_null && x == q && KBAD(kid) != KEY_IP0 &&
-	    KBAD(kid) != KEY_LINK0) {
+	if (!from_null && x == q) {
 		diverge("the next key of #%d is itself", q);
 		return;
 	}
@@ -802,7 +810,7 @@ static void op_lookup_batch(struct fmap *m)
 	int kp = P_OK, vp = P_OK, inp = P_OK, outp = P_OK, exp, rc, bad;
 	char *in = F.key - ks, *out = F.next - ks, *keys, *vals;
 	struct walk *w = &m->w;
-	bool restart = chance(5);
+	bool restart = chance(5), stale;
 	union bpf_attr attr = {};
 	__u64 flags = 0;
 	long left;
@@ -839,11 +847,16 @@ static void op_lookup_batch(struct fmap *m)
 	record(m, OP_LOOKUP_BATCH, w->cursor, kp, vp, flags, c, nbuf);
 	if (w->cursor >= 0)
 		put_key(m, w->cursor, in);
+	/* A deleted cursor starts the walk over (see op_next()). */
+	stale = w->cursor >= 0 && inp == P_OK && !m->present[w->cursor];
+	if (stale)
+		walk_start(m, w);
 	keys = F.keys - nbuf * ks - xk;
 	vals = F.vals - nbuf * vs;
 	memset(out, 0x5a, ks);
 	attr.batch.map_fd = m->fd;
-	attr.batch.in_batch = inp || w->cursor >= 0 ? uptr(inp, in) : 0;
+	attr.batch.in_batch = inp || w->cursor >= 0 || stale ?
+			      uptr(inp, in) : 0;
 	attr.batch.out_batch = uptr(outp, out);
 	attr.batch.keys = uptr(kp, keys);
 	attr.batch.values = uptr(vp, vals);
@@ -920,7 +933,8 @@ static void op_lookup_batch(struct fmap *m)
 static int model_batch(struct fmap *m, __u32 c, __u32 f, const char *vals,
 		       __u64 flags, __u32 *done)
 {
-	__u32 entry = m->ks + (vals ? m->vs : 0), chunk = BATCH_BYTES / entry;
+	__u32 entry = m->ks + (vals ? VAL_STRIDE(m->vs) : 0);
+	__u32 chunk = BATCH_BYTES / entry;
 	__u32 i, end;
 	int err = 0;
 
@@ -963,10 +977,11 @@ static __u32 batch_shape(struct fmap *m, __u32 *nbuf, int *kp, int *vp,
 
 static void op_update_batch(struct fmap *m)
 {
-	__u32 ks = m->ks, vs = m->vs, chunk = BATCH_BYTES / (ks + vs);
+	__u32 ks = m->ks, vs = m->vs, chunk = BATCH_BYTES / (ks + VAL_STRIDE(vs));
 	__u32 pm = update_present[m->mode], c, nbuf, xk = 0, i, done;
 	int kp = P_OK, vp = P_OK, exp, rc;
-	__u64 flags = update_flags();
+	/* Mostly none: any element flag fails the whole batch. */
+	__u64 flags = chance(150) ? update_flags() : BPF_ANY;
 	union bpf_attr attr = {};
 	char *keys, *vals;
 
@@ -998,8 +1013,10 @@ static void op_update_batch(struct fmap *m)
 	attr.batch.elem_flags = flags;
 	rc = sys_bpf(BPF_MAP_UPDATE_BATCH, &attr);
 
-	/* Flags are refused before the count is zeroed. */
-	if (flags > BPF_EXIST) {
+	/* Element flags (any, as for every other map) are refused before
+	 * the count is zeroed.
+	 */
+	if (flags) {
 		expect_batch(rc, -EINVAL, attr.batch.count, c);
 		return;
 	}

@@ -3,8 +3,9 @@
  * link, filled into an IP_COOKIE map in one batch.  Every key must be the
  * address /proc/kallsyms shows for its function (also for functions
  * attached by their ftrace address, after the ENDBR with IBT, and for
- * static functions that share a name), in the link's order, and every hit
- * of the programs must find the value of its own function.
+ * static functions that share a name), in attach order, and every hit of
+ * the programs must find the value of its own function.  The link info of
+ * kprobe.multi links keeps what the kernel reported before func_ips.
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
@@ -26,6 +27,7 @@
  * kernel/trace/ is built without the ftrace flags.)
  */
 #define DUP_NAME	"proc_single_open"
+#define PIN_PATH	"/sys/fs/bpf/ip_cookie_keys_link"
 
 /* Deliberately sorted neither by name nor by address. */
 static const char * const syms[NR_SYMS] = {
@@ -314,6 +316,25 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static const char * const *by_name_names;
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	return strcmp(by_name_names[*(const size_t *)a],
+		      by_name_names[*(const size_t *)b]);
+}
+
+/* idx[k]: the index in @names of the k-th name in strcmp() order */
+static void by_name(const char * const *names, size_t n, size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	by_name_names = names;
+	qsort(idx, n, sizeof(*idx), by_name_cmp);
+}
+
 /* A pattern: one key per function, each the start of a function symbol,
  * all distinct, filled in one batch; syscalls then hit only functions
  * whose values they find.
@@ -389,10 +410,11 @@ static void test_kprobe_multi_syms_order(void)
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
 	struct bpf_ip_cookie_key wide[NR_SYMS];
 	__u64 keys[NR_SYMS], want[NR_SYMS], cookies[NR_SYMS];
-	struct bpf_link *link = NULL, *clink = NULL;
+	struct bpf_link *link = NULL, *clink = NULL, *plink = NULL;
 	struct ip_cookie_keys *skel;
 	bool name_sorted = true;
 	struct syms t = {};
+	size_t idx[NR_SYMS];
 	size_t n, i;
 	__u32 id;
 	int err;
@@ -440,6 +462,24 @@ static void test_kprobe_multi_syms_order(void)
 		ASSERT_EQ(wide[i].reserved, 0, "wide_reserved");
 	}
 
+	/* A link libbpf did not attach: the kernel's order, by name. */
+	unlink(PIN_PATH);
+	if (!ASSERT_OK(bpf_link__pin(link, PIN_PATH), "pin"))
+		goto out;
+	plink = bpf_link__open(PIN_PATH);
+	unlink(PIN_PATH);
+	if (!ASSERT_OK_PTR(plink, "link_open"))
+		goto out;
+	n = NR_SYMS;
+	err = bpf_link__ip_cookie_keys(plink, keys, sizeof(keys[0]), &n);
+	if (!ASSERT_OK(err, "keys_pinned") || !ASSERT_EQ(n, NR_SYMS, "cnt_pinned"))
+		goto out;
+	by_name(syms, NR_SYMS, idx);
+	for (i = 0; i < NR_SYMS; i++)
+		if (!ASSERT_EQ(keys[i], want[idx[i]], "pinned_key_by_name"))
+			printf("%s: pinned key %zu is %s, want %s\n", __func__, i,
+			       sym_name(&t, keys[i]), syms[idx[i]]);
+
 	/* With cookies the kernel sorts the functions by address. */
 	for (i = 0; i < NR_SYMS; i++)
 		cookies[i] = i + 1;
@@ -456,6 +496,7 @@ static void test_kprobe_multi_syms_order(void)
 	for (i = 0; i < NR_SYMS; i++)
 		ASSERT_EQ(keys[i], want[i], "key_by_address");
 out:
+	bpf_link__destroy(plink);
 	bpf_link__destroy(clink);
 	bpf_link__destroy(link);
 	ip_cookie_keys__destroy(skel);
@@ -516,6 +557,202 @@ static void test_kprobe_multi_ftrace_addrs(void)
 	check_counts(skel, &t, NR_FENTRY * RUNS);
 out:
 	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
+	syms_free(&t);
+}
+
+#define NR_LI	(NR_SYMS + NR_FENTRY)
+
+/* What link info reports for a kprobe.multi link of @n functions. */
+struct kmulti_info {
+	__u64 addrs[NR_LI];
+	__u64 cookies[NR_LI];
+	__u64 ips[NR_LI];
+	__u32 count;
+};
+
+/* One function of a kprobe.multi link: address, cookie, entry IP. */
+struct kmulti_fn {
+	__u64 addr;
+	__u64 cookie;
+	__u64 ip;
+};
+
+static int kmulti_fn_cmp(const void *a, const void *b)
+{
+	const struct kmulti_fn *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* bpf_link_create() of kmulti_link by @syms or @addrs, with @cookies or
+ * without (NULL): the link's FD.
+ */
+static int kmulti_create(struct ip_cookie_keys *skel, const char * const *syms,
+			 const unsigned long *addrs, const __u64 *cookies,
+			 __u32 n)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	opts.kprobe_multi.syms = (const char **)syms;
+	opts.kprobe_multi.addrs = addrs;
+	opts.kprobe_multi.cookies = cookies;
+	opts.kprobe_multi.cnt = n;
+	return bpf_link_create(bpf_program__fd(skel->progs.kmulti_link), 0,
+			       BPF_TRACE_KPROBE_MULTI, &opts);
+}
+
+/* Link info of @fd must be @want, in that order (@n functions). */
+static void check_kmulti_info(int fd, const struct kmulti_fn *want, __u32 n,
+			      const struct syms *t, const char *what)
+{
+	struct bpf_link_info info;
+	struct kmulti_info li;
+	__u32 len = sizeof(info);
+	__u32 i;
+
+	memset(&info, 0, sizeof(info));
+	memset(&li, 0xa5, sizeof(li));
+	info.kprobe_multi.addrs = ptr_to_u64(li.addrs);
+	info.kprobe_multi.cookies = ptr_to_u64(li.cookies);
+	info.kprobe_multi.func_ips = ptr_to_u64(li.ips);
+	info.kprobe_multi.count = n;
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(fd, &info, &len), what) ||
+	    !ASSERT_EQ(info.type, BPF_LINK_TYPE_KPROBE_MULTI, "link_type") ||
+	    !ASSERT_EQ(info.kprobe_multi.count, n, "count"))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!ASSERT_EQ(li.addrs[i], want[i].addr, "addr") ||
+		    !ASSERT_EQ(li.cookies[i], want[i].cookie, "cookie") ||
+		    !ASSERT_EQ(li.ips[i], want[i].ip, "func_ip"))
+			printf("%s: %s: %u: addr 0x%llx cookie %llu ip 0x%llx (%s), want 0x%llx %llu 0x%llx\n",
+			       __func__, what, i, li.addrs[i], li.cookies[i],
+			       li.ips[i], sym_name(t, li.ips[i]), want[i].addr,
+			       want[i].cookie, want[i].ip);
+	}
+	if (n < NR_LI) {
+		ASSERT_EQ(li.addrs[n], 0xa5a5a5a5a5a5a5a5ULL, "addrs_room");
+		ASSERT_EQ(li.ips[n], 0xa5a5a5a5a5a5a5a5ULL, "ips_room");
+	}
+}
+
+/* Link info of kprobe.multi links reports the addresses as the kernel did
+ * before func_ips, which only comes next to them: attached by symbols, the
+ * kallsyms addresses in strcmp() order of the names (the kernel sorts them
+ * for its lookup); attached by addresses, those given, in the order given,
+ * also ftrace site addresses that are not what programs see; with cookies,
+ * either sorted by address, each with its cookie.  func_ips gives the entry
+ * IP of each, the kallsyms address.
+ */
+static void test_kprobe_multi_link_info(void)
+{
+	struct kmulti_fn want[NR_LI], given[NR_LI];
+	unsigned long ftrace[NR_FENTRY], addrs[NR_LI];
+	struct bpf_link_info info;
+	struct ip_cookie_keys *skel = NULL;
+	__u64 cookies[NR_LI], abuf[2], buf[2];
+	size_t idx[NR_SYMS];
+	__u32 len, i, n;
+	struct syms t = {};
+	int fd, shifted = 0;
+
+	if (!ASSERT_OK(ftrace_addrs(fentry_funcs, NR_FENTRY, ftrace),
+		       "ftrace_addrs"))
+		return;
+	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+		return;
+	skel = open_skel();
+	if (!skel)
+		goto out;
+
+	/* By symbols, in an order that is not by name. */
+	for (i = 0; i < NR_SYMS; i++) {
+		given[i].addr = sym_addr(&t, syms[i]);
+		given[i].ip = given[i].addr;
+		given[i].cookie = 0;
+		cookies[i] = 1000 + i;
+		if (!ASSERT_NEQ(given[i].addr, 0, syms[i]))
+			goto out;
+	}
+	by_name(syms, NR_SYMS, idx);
+	for (i = 0; i < NR_SYMS; i++)
+		want[i] = given[idx[i]];
+	fd = kmulti_create(skel, syms, NULL, NULL, NR_SYMS);
+	if (ASSERT_GE(fd, 0, "attach_syms")) {
+		check_kmulti_info(fd, want, NR_SYMS, &t, "syms");
+
+		/* func_ips, like cookies, needs room in count */
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		info.kprobe_multi.func_ips = ptr_to_u64(buf);
+		ASSERT_EQ(bpf_link_get_info_by_fd(fd, &info, &len), -EINVAL,
+			  "func_ips_without_count");
+		/* too little room: -ENOSPC, and what fits is filled */
+		memset(&info, 0, sizeof(info));
+		memset(buf, 0, sizeof(buf));
+		len = sizeof(info);
+		info.kprobe_multi.addrs = ptr_to_u64(abuf);
+		info.kprobe_multi.func_ips = ptr_to_u64(buf);
+		info.kprobe_multi.count = 2;
+		ASSERT_EQ(bpf_link_get_info_by_fd(fd, &info, &len), -ENOSPC,
+			  "func_ips_enospc");
+		ASSERT_EQ(buf[0], want[0].ip, "func_ips_enospc_0");
+		ASSERT_EQ(buf[1], want[1].ip, "func_ips_enospc_1");
+		close(fd);
+	}
+
+	/* By symbols with cookies: sorted by address. */
+	for (i = 0; i < NR_SYMS; i++) {
+		given[i].cookie = cookies[i];
+		want[i] = given[i];
+	}
+	qsort(want, NR_SYMS, sizeof(want[0]), kmulti_fn_cmp);
+	fd = kmulti_create(skel, syms, NULL, cookies, NR_SYMS);
+	if (ASSERT_GE(fd, 0, "attach_syms_cookies")) {
+		check_kmulti_info(fd, want, NR_SYMS, &t, "syms_cookies");
+		close(fd);
+	}
+
+	/* By ftrace addresses, in reverse order of definition: as given. */
+	for (i = 0; i < NR_FENTRY; i++) {
+		addrs[i] = ftrace[i];
+		given[i].addr = ftrace[i];
+		given[i].ip = sym_addr(&t, fentry_funcs[i]);
+		given[i].cookie = 0;
+		shifted += given[i].addr != given[i].ip;
+	}
+	printf("%s: %d of %d ftrace addresses are not the function's\n",
+	       __func__, shifted, NR_FENTRY);
+	fd = kmulti_create(skel, NULL, addrs, NULL, NR_FENTRY);
+	if (ASSERT_GE(fd, 0, "attach_addrs")) {
+		check_kmulti_info(fd, given, NR_FENTRY, &t, "addrs");
+		close(fd);
+	}
+
+	/* With cookies, and some functions also by their kallsyms address
+	 * (where it differs): sorted by address, each with its cookie.
+	 */
+	n = NR_FENTRY;
+	for (i = 0; i < NR_FENTRY; i += 3) {
+		if (given[i].addr == given[i].ip)
+			continue;
+		addrs[n] = given[i].ip;
+		given[n] = given[i];
+		given[n].addr = given[i].ip;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		cookies[i] = 2000 + i;
+		given[i].cookie = cookies[i];
+		want[i] = given[i];
+	}
+	qsort(want, n, sizeof(want[0]), kmulti_fn_cmp);
+	fd = kmulti_create(skel, NULL, addrs, cookies, n);
+	if (ASSERT_GE(fd, 0, "attach_addrs_cookies")) {
+		check_kmulti_info(fd, want, n, &t, "addrs_cookies");
+		close(fd);
+	}
+out:
 	ip_cookie_keys__destroy(skel);
 	syms_free(&t);
 }
@@ -828,6 +1065,8 @@ void test_ip_cookie_keys(void)
 		test_kprobe_multi_syms_order();
 	if (test__start_subtest("kprobe_multi_ftrace_addrs"))
 		test_kprobe_multi_ftrace_addrs();
+	if (test__start_subtest("kprobe_multi_link_info"))
+		test_kprobe_multi_link_info();
 	if (test__start_subtest("fentry"))
 		test_fentry();
 	if (test__start_subtest("dup_static"))

@@ -424,6 +424,74 @@ out:
 	ip_cookie_link__destroy(skel);
 }
 
+/* A trampoline image runs its programs one after the other, and a task
+ * in one of them goes on to the next even after that one's link is
+ * destroyed and a new image installed.  Here a sleepable fentry program
+ * blocks in a page fault ahead of a non-sleepable fentry or fmod_ret one
+ * on the same function while the second one's link is destroyed: the
+ * grace period of the second program does not wait for the blocked task,
+ * which then runs the second program from the old image.  It must read
+ * its link's ID, and nothing freed (KASAN watches).  The first program
+ * keeps the trampoline registered, so the destruction does not wait for
+ * the task.
+ */
+static void uaf_behind_sleepable(bool fmod_ret)
+{
+	struct bpf_link *link = NULL, *blocker = NULL;
+	struct ip_cookie_link *skel;
+	struct ipc_uffd u;
+	pthread_t th;
+	__u32 id;
+	int err;
+
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	err = ipc_uffd_open(&u);
+	if (!ASSERT_OK(err, "userfaultfd"))
+		goto out_skel;
+	skel->bss->uaf_pid = getpid();
+	skel->bss->uaf_uaddr = (__u64)(unsigned long)u.page;
+	/* Of two fentry programs, that of the newest link runs first. */
+	link = bpf_program__attach(fmod_ret ? skel->progs.uaf_behind_fmod_ret :
+					      skel->progs.uaf_behind);
+	if (!ASSERT_OK_PTR(link, "attach_behind"))
+		goto out_uffd;
+	blocker = bpf_program__attach(skel->progs.uaf_blocker);
+	if (!ASSERT_OK_PTR(blocker, "attach_blocker"))
+		goto out_link;
+	id = link_id(link);
+	if (!ASSERT_OK(pthread_create(&th, NULL, getpgid_thread, NULL),
+		       "thread"))
+		goto out_link;
+	err = ipc_uffd_wait(&u, 10000);
+	ASSERT_OK(err, "program_blocked");
+	/* Destroy the link, let its grace periods pass and its memory go,
+	 * then let the blocked task go on to its program.
+	 */
+	bpf_link__destroy(link);
+	link = NULL;
+	ASSERT_OK(kern_sync_rcu(), "sync_rcu");
+	usleep(500000);
+	ASSERT_OK(ipc_uffd_release(&u), "release");
+	pthread_join(th, NULL);
+	ASSERT_EQ(skel->bss->uaf_runs, 1, "runs_from_old_image");
+	ASSERT_EQ(skel->bss->uaf_link_id, id, "link_id_after_destroy");
+out_link:
+	bpf_link__destroy(link);
+	bpf_link__destroy(blocker);
+out_uffd:
+	ipc_uffd_close(&u);
+out_skel:
+	ip_cookie_link__destroy(skel);
+}
+
+static void test_uaf_behind_sleepable(void)
+{
+	uaf_behind_sleepable(false);
+	uaf_behind_sleepable(true);
+}
+
 /* A kprobe PMU event on @func, for PERF_EVENT_IOC_SET_BPF. */
 static int kprobe_pmu_event(const char *func)
 {
@@ -450,11 +518,11 @@ static int kprobe_pmu_event(const char *func)
 
 /* Programs of the multi-link types read their link's run context: they
  * cannot be attached to a plain perf kprobe (PERF_EVENT_IOC_SET_BPF or a
- * perf link), where there is no link.
+ * perf link), which runs them with another one.
  */
 static void test_perf_attach(void)
 {
-	struct bpf_program *progs[2];
+	struct bpf_program *progs[3];
 	struct ip_cookie_link *skel;
 	int pfd, i, err;
 
@@ -463,10 +531,12 @@ static void test_perf_attach(void)
 		return;
 	progs[0] = skel->progs.link_kmulti;
 	progs[1] = skel->progs.link_umulti;
-	pfd = kprobe_pmu_event("bpf_fentry_test1");
-	if (!ASSERT_GE(pfd, 0, "perf_event_open"))
-		goto out;
+	progs[2] = skel->progs.link_session;
+	/* An event of its own for each program: an event takes one. */
 	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		pfd = kprobe_pmu_event("bpf_fentry_test1");
+		if (!ASSERT_GE(pfd, 0, "perf_event_open"))
+			break;
 		err = ioctl(pfd, PERF_EVENT_IOC_SET_BPF,
 			    bpf_program__fd(progs[i]));
 		ASSERT_EQ(err ? -errno : 0, -EINVAL, "ioctl_set_bpf");
@@ -475,9 +545,8 @@ static void test_perf_attach(void)
 		ASSERT_EQ(err < 0 ? err : 0, -EINVAL, "perf_link");
 		if (err >= 0)
 			close(err);
+		close(pfd);
 	}
-	close(pfd);
-out:
 	ip_cookie_link__destroy(skel);
 }
 
@@ -595,15 +664,19 @@ out:
 }
 
 /* "movabs rdi, <kernel address>" in the trampoline of bpf_fentry_test5:
- * the trampoline loads each program, and the link of each program that
- * reads it, that way.
+ * the trampoline loads each program that way.  *@id_loads gets the number
+ * of "mov edi, @id": the trampoline loads the link ID of a program that
+ * reads it that way, to store it in the run context.
  */
-static int trampoline_pointer_loads(struct ip_cookie_link *skel)
+static int trampoline_loads(struct ip_cookie_link *skel, __u32 id,
+			    int *id_loads)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	__u8 *t = skel->bss->text;
 	__u64 len = 0;
 	int i, n = 0;
+
+	*id_loads = 0;
 
 	skel->bss->text_addr = trampoline_addr("bpf_fentry_test5", &len);
 	if (len > sizeof(skel->bss->text))
@@ -617,19 +690,24 @@ static int trampoline_pointer_loads(struct ip_cookie_link *skel)
 		if (t[i] == 0x48 && t[i + 1] == 0xbf &&
 		    t[i + 8] == 0xff && t[i + 9] == 0xff)
 			n++;
+	/* No REX prefix: a 32-bit immediate into edi */
+	for (i = 1; i + 5 <= len; i++)
+		if (t[i] == 0xbf && (t[i - 1] & 0xf0) != 0x40 &&
+		    !memcmp(&t[i + 1], &id, sizeof(id)))
+			(*id_loads)++;
 	return n;
 }
 
-/* The trampoline stores the link in the run context only for programs
- * that call bpf_get_attach_link_id(): a program that does not adds two
- * pointer loads (itself, for the enter and exit calls), one that does
- * adds a third (its link).
+/* The trampoline stores the link ID in the run context only for programs
+ * that call bpf_get_attach_link_id(): each program adds two pointer loads
+ * (itself, for the enter and exit calls), and one that calls the kfunc
+ * adds a load of its link ID, as an immediate; it does not load its link.
  */
 static void test_store_only_when_used(void)
 {
 	struct bpf_link *a = NULL, *b = NULL, *c = NULL;
 	struct ip_cookie_link *skel;
-	int one, two, three;
+	int one, two, three, ids;
 
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
@@ -637,22 +715,146 @@ static void test_store_only_when_used(void)
 	a = bpf_program__attach(skel->progs.plain_fentry_a);
 	if (!ASSERT_OK_PTR(a, "attach_a"))
 		goto out;
-	one = trampoline_pointer_loads(skel);
+	one = trampoline_loads(skel, 0, &ids);
 	b = bpf_program__attach(skel->progs.plain_fentry_b);
 	if (!ASSERT_OK_PTR(b, "attach_b"))
 		goto out;
-	two = trampoline_pointer_loads(skel);
+	two = trampoline_loads(skel, link_id(b), &ids);
+	ASSERT_EQ(ids, 0, "no_link_id_without_kfunc");
 	c = bpf_program__attach(skel->progs.link_fentry_c);
 	if (!ASSERT_OK_PTR(c, "attach_c"))
 		goto out;
-	three = trampoline_pointer_loads(skel);
-	printf("%s: pointer loads: %d, %d, %d\n", __func__, one, two, three);
+	three = trampoline_loads(skel, link_id(c), &ids);
+	printf("%s: pointer loads: %d, %d, %d; link ID loads: %d\n",
+	       __func__, one, two, three, ids);
 	ASSERT_EQ(two - one, 2, "program_without_kfunc");
-	ASSERT_EQ(three - two, 3, "program_with_kfunc");
+	ASSERT_EQ(three - two, 2, "program_with_kfunc");
+	ASSERT_EQ(ids, 1, "link_id_with_kfunc");
 out:
 	bpf_link__destroy(c);
 	bpf_link__destroy(b);
 	bpf_link__destroy(a);
+	ip_cookie_link__destroy(skel);
+}
+
+/* An extension program of a uprobe.multi program's subprogram runs in
+ * the uprobe.multi run context but has no expected attach type: neither
+ * kfunc can tell which implementation it needs.  Both are refused.
+ */
+static void test_ext_refused(void)
+{
+	struct bpf_program *exts[2], *p;
+	struct ip_cookie_link *tgt, *skel = NULL;
+	char log[16384];
+	int i, err, tgt_fd;
+
+	tgt = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(tgt, "target_load"))
+		return;
+	for (i = 0; i < ARRAY_SIZE(exts); i++) {
+		skel = ip_cookie_link__open();
+		if (!ASSERT_OK_PTR(skel, "ext_open"))
+			break;
+		exts[0] = skel->progs.ext_uprobe_offset;
+		exts[1] = skel->progs.ext_link_id;
+		bpf_object__for_each_program(p, skel->obj)
+			bpf_program__set_autoload(p, p == exts[i]);
+		log[0] = 0;
+		bpf_program__set_log_buf(exts[i], log, sizeof(log));
+		tgt_fd = bpf_program__fd(tgt->progs.umulti_ext_target);
+		err = bpf_program__set_attach_target(exts[i], tgt_fd,
+						     "umulti_sub");
+		if (!ASSERT_OK(err, "set_attach_target"))
+			break;
+		err = ip_cookie_link__load(skel);
+		ASSERT_EQ(err, -EACCES, bpf_program__name(exts[i]));
+		ASSERT_OK_PTR(strstr(log, "calling kernel function bpf_get_"),
+			      "verifier_msg");
+		ASSERT_OK_PTR(strstr(log, "is not allowed"), "not_allowed");
+		ip_cookie_link__destroy(skel);
+		skel = NULL;
+	}
+	ip_cookie_link__destroy(skel);
+	ip_cookie_link__destroy(tgt);
+}
+
+/* Where the kfunc calls of @prog go, as the verifier fixed them up: the
+ * imm of a kfunc call is its target's address relative to
+ * __bpf_call_base.  @addrs gets up to @max of them; returns their number,
+ * -1 on error, -2 when the calls are not by address on this architecture.
+ */
+static int kfunc_call_targets(struct bpf_program *prog, __u64 *addrs, int max)
+{
+	struct bpf_insn *insns = NULL;
+	__u32 i, cnt = 0;
+	struct ksym *ks;
+	__u64 base;
+	int n = 0;
+
+	base = ksym_get_addr("__bpf_call_base");
+	if (!ASSERT_NEQ(base, 0, "__bpf_call_base") ||
+	    !ASSERT_OK(get_xlated_program(bpf_program__fd(prog), &insns, &cnt),
+		       "xlated"))
+		return -1;
+	for (i = 0; i < cnt && n < max; i++)
+		if (insns[i].code == (BPF_JMP | BPF_CALL) &&
+		    insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL)
+			addrs[n++] = base + insns[i].imm;
+	free(insns);
+	for (i = 0; i < n; i++) {
+		ks = ksym_search(addrs[i]);
+		if (!ks || ks->addr != addrs[i])
+			return -2;
+	}
+	return n;
+}
+
+/* The verifier resolves bpf_get_attach_link_id() per attach type: each
+ * program's call goes to the implementation that reads its run context.
+ */
+static void test_link_id_per_attach_type(void)
+{
+	struct {
+		struct bpf_program *prog;
+		const char *want;
+	} cases[6];
+	struct ip_cookie_link *skel;
+	struct ksym *ks;
+	__u64 addr;
+	int i, n;
+
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
+	skel = ip_cookie_link__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	cases[0].prog = skel->progs.link_kmulti;
+	cases[0].want = "bpf_kprobe_multi_link_id";
+	cases[1].prog = skel->progs.link_kretmulti;
+	cases[1].want = "bpf_kprobe_multi_link_id";
+	cases[2].prog = skel->progs.link_session;
+	cases[2].want = "bpf_kprobe_multi_link_id";
+	cases[3].prog = skel->progs.link_umulti;
+	cases[3].want = "bpf_uprobe_multi_link_id";
+	cases[4].prog = skel->progs.link_fentry_a;
+	cases[4].want = "bpf_get_attach_link_id";
+	cases[5].prog = skel->progs.link_fmod_ret;
+	cases[5].want = "bpf_get_attach_link_id";
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		n = kfunc_call_targets(cases[i].prog, &addr, 1);
+		if (n == -2) {
+			test__skip();
+			break;
+		}
+		if (!ASSERT_EQ(n, 1, "kfunc_calls"))
+			continue;
+		if (ASSERT_EQ(addr, ksym_get_addr(cases[i].want),
+			      bpf_program__name(cases[i].prog)))
+			continue;
+		ks = ksym_search(addr);
+		printf("%s: calls %s, not %s\n", bpf_program__name(cases[i].prog),
+		       ks->name, cases[i].want);
+	}
 	ip_cookie_link__destroy(skel);
 }
 
@@ -670,6 +872,8 @@ void test_ip_cookie_link(void)
 		test_uaf_sleepable();
 	if (test__start_subtest("uaf_loop"))
 		test_uaf_loop();
+	if (test__start_subtest("uaf_behind_sleepable"))
+		test_uaf_behind_sleepable();
 	if (test__start_subtest("perf_attach"))
 		test_perf_attach();
 	if (test__start_subtest("tail_call"))
@@ -678,6 +882,10 @@ void test_ip_cookie_link(void)
 		test_link_id_reuse();
 	if (test__start_subtest("store_only_when_used"))
 		test_store_only_when_used();
+	if (test__start_subtest("link_id_per_attach_type"))
+		test_link_id_per_attach_type();
+	if (test__start_subtest("ext_refused"))
+		test_ext_refused();
 }
 
 void test_ip_cookie_link_verifier(void)

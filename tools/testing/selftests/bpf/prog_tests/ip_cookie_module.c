@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Entries of BPF_MAP_TYPE_IP_COOKIE maps whose ip lies in a module's text
- * are removed when the module unloads, in every map; keys of the kernel,
- * of other modules and of user space stay.
+ * are removed when the module unloads, in every map, frozen ones too;
+ * keys of the kernel, of other modules, of user space and of the
+ * module's data (tag keys that happen to lie there) stay.
  */
 #include <test_progs.h>
+#include <pthread.h>
 #include "testing_helpers.h"
+#include "ip_cookie_module.skel.h"
 
 #define MOD_X		"bpf_test_modorder_x"
 #define MAX_KEYS	512
@@ -18,10 +21,11 @@ struct mod_keys {
 	int cnt;
 };
 
-/* Text symbols of @mod ("" for the kernel itself, up to @max of them)
- * from /proc/kallsyms, distinct addresses only.
+/* Symbols of @mod ("" for the kernel itself, up to @max of them) from
+ * /proc/kallsyms whose type is in @types, distinct addresses only.
  */
-static int read_text_syms(const char *mod, struct mod_keys *out, int max)
+static int read_syms(const char *mod, const char *types,
+		     struct mod_keys *out, int max)
 {
 	char line[512], name[256], tail[256], type;
 	unsigned long long addr;
@@ -35,7 +39,7 @@ static int read_text_syms(const char *mod, struct mod_keys *out, int max)
 	while (out->cnt < max && fgets(line, sizeof(line), f)) {
 		tail[0] = 0;
 		n = sscanf(line, "%llx %c %255s %255s", &addr, &type, name, tail);
-		if (n < 3 || (type != 't' && type != 'T') || !addr)
+		if (n < 3 || !strchr(types, type) || !addr)
 			continue;
 		if (*mod) {
 			if (n < 4 || tail[0] != '[' || strncmp(tail + 1, mod, strlen(mod)) ||
@@ -55,6 +59,11 @@ static int read_text_syms(const char *mod, struct mod_keys *out, int max)
 }
 
 /* Value of a key: derived from it, so a lookup can check it. */
+static int read_text_syms(const char *mod, struct mod_keys *out, int max)
+{
+	return read_syms(mod, "tT", out, max);
+}
+
 static __u64 val_of(__u64 ip)
 {
 	return ip ^ 0x5a5a5a5a5a5a5a5aULL;
@@ -135,12 +144,39 @@ static long long map_memlock(int fd)
 	return val;
 }
 
-static struct mod_keys testmod, modx, kern, user;
+static struct mod_keys testmod, modx, kern, user, testmod_data;
+
+/* How many keys of @k the 8-byte map @fd holds with their values. */
+static int count_present8(int fd, const struct mod_keys *k)
+{
+	int i, n = 0;
+	__u64 v;
+
+	for (i = 0; i < k->cnt; i++)
+		if (!bpf_map_lookup_elem(fd, &k->ips[i], &v) &&
+		    v == val_of(k->ips[i]))
+			n++;
+	return n;
+}
+
+static int fill8(int fd, const struct mod_keys *k)
+{
+	int i, err;
+	__u64 v;
+
+	for (i = 0; i < k->cnt; i++) {
+		v = val_of(k->ips[i]);
+		err = bpf_map_update_elem(fd, &k->ips[i], &v, BPF_NOEXIST);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 void serial_test_ip_cookie_module(void)
 {
 	long long mem8_full, mem16_full, mem8, mem16;
-	int fd8 = -1, fd16 = -1, total, err;
+	int fd8 = -1, fd16 = -1, fdf = -1, total, err;
 	bool testmod_gone = false;
 	int i;
 
@@ -172,6 +208,22 @@ void serial_test_ip_cookie_module(void)
 	    !ASSERT_OK(fill(fd8, fd16, &kern), "fill_kernel") ||
 	    !ASSERT_OK(fill(fd8, fd16, &user), "fill_user"))
 		goto out;
+
+	/* A frozen map with the module's text and data addresses: the
+	 * purge removes text keys (stale for every reader) and leaves data
+	 * addresses, which are no function's key, like any tag.
+	 */
+	if (!ASSERT_OK(read_syms("bpf_testmod", "dDbB", &testmod_data,
+				 MAX_KEYS), "syms_data") ||
+	    !ASSERT_GT(testmod_data.cnt, 0, "testmod_data_syms"))
+		goto out;
+	fdf = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_frozen", 8, 8,
+			     4 * MAX_KEYS, NULL);
+	if (!ASSERT_OK_FD(fdf, "create_frozen") ||
+	    !ASSERT_OK(fill8(fdf, &testmod), "fill_frozen_text") ||
+	    !ASSERT_OK(fill8(fdf, &testmod_data), "fill_frozen_data") ||
+	    !ASSERT_OK(bpf_map_freeze(fdf), "freeze"))
+		goto out;
 	total = testmod.cnt + modx.cnt + kern.cnt + user.cnt;
 	ASSERT_EQ(count_walk(fd8), total, "walk8_full");
 	ASSERT_EQ(count_walk(fd16), total, "walk16_full");
@@ -187,6 +239,9 @@ void serial_test_ip_cookie_module(void)
 	ASSERT_EQ(count_present(fd8, fd16, &modx), modx.cnt, "modx_kept");
 	ASSERT_EQ(count_present(fd8, fd16, &kern), kern.cnt, "kernel_kept");
 	ASSERT_EQ(count_present(fd8, fd16, &user), user.cnt, "user_kept");
+	ASSERT_EQ(count_present8(fdf, &testmod), 0, "frozen_text_removed");
+	ASSERT_EQ(count_present8(fdf, &testmod_data), testmod_data.cnt,
+		  "frozen_data_kept");
 	total -= testmod.cnt;
 	ASSERT_EQ(count_walk(fd8), total, "walk8_after");
 	ASSERT_EQ(count_walk(fd16), total, "walk16_after");
@@ -220,6 +275,8 @@ void serial_test_ip_cookie_module(void)
 		modx.cnt = 0;
 	}
 out:
+	if (fdf >= 0)
+		close(fdf);
 	if (fd8 >= 0)
 		close(fd8);
 	if (fd16 >= 0)
@@ -229,4 +286,156 @@ out_x:
 		unload_module(MOD_X, false);
 	if (testmod_gone)
 		load_bpf_testmod(false);
+}
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == strlen(val) ? 0 : -EIO;
+}
+
+/* Make every slab allocation of this task fail (through @mfd, its
+ * make-it-fail file, opened beforehand), or stop.
+ */
+static int fail_slab(int mfd, bool on)
+{
+	if (!on)
+		return pwrite(mfd, "0", 1, 0) == 1 ? 0 : -errno;
+	if (write_str(FAILSLAB "ignore-gfp-wait", "N") ||
+	    write_str(FAILSLAB "task-filter", "Y") ||
+	    write_str(FAILSLAB "verbose", "0") ||
+	    write_str(FAILSLAB "probability", "100") ||
+	    write_str(FAILSLAB "interval", "1") ||
+	    write_str(FAILSLAB "times", "-1") ||
+	    write_str(FAILSLAB "space", "0"))
+		return -EIO;
+	return pwrite(mfd, "1", 1, 0) == 1 ? 0 : -errno;
+}
+
+struct update_loop {
+	int prog_fd;
+	int stop;
+	int err;
+	long runs;
+};
+
+static void *update_thread(void *p)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct update_loop *u = p;
+
+	while (!__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE)) {
+		u->err = bpf_prog_test_run_opts(u->prog_fd, &opts);
+		if (u->err)
+			break;
+		__atomic_add_fetch(&u->runs, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* A module unload whose purge has no memory for the deferred free list,
+ * while a syscall program (under rcu_read_lock_trace()) updates the same
+ * map in a loop: the purge must not wait for a grace period with the
+ * map's lock held, or neither finishes.  The map is filled by inserts
+ * that do not rebuild its index after the reclaim of the fill's old
+ * tables has begun, and the program's updates free nothing, so the map
+ * has no free-list chunk when the unload begins: the purge must allocate
+ * one and fails.  The unload finishes, the module's keys are gone and
+ * every update of the program got its -ENOENT.
+ */
+void serial_test_ip_cookie_module_nomem(void)
+{
+	struct update_loop u = { .prog_fd = -1 };
+	struct ip_cookie_module *skel = NULL;
+	bool thread = false, gone = false;
+	int fd = -1, mfd = -1, err, i;
+	__u64 kkey, v = 1;
+	pthread_t tid;
+
+	if (access(FAILSLAB, F_OK)) {
+		printf("%s:SKIP: no failslab\n", __func__);
+		test__skip();
+		return;
+	}
+	if (read_text_syms("bpf_testmod", &testmod, 64) || !testmod.cnt) {
+		test__skip();
+		return;
+	}
+	if (!ASSERT_OK(read_text_syms("", &kern, 1), "syms_kernel") ||
+	    !ASSERT_EQ(kern.cnt, 1, "kernel_sym"))
+		return;
+	kkey = kern.ips[0];
+	fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_nomem", 8, 8,
+			    4 * MAX_KEYS, NULL);
+	if (!ASSERT_OK_FD(fd, "create") ||
+	    !ASSERT_OK(fill8(fd, &testmod), "fill_testmod") ||
+	    !ASSERT_OK(bpf_map_update_elem(fd, &kkey, &v, 0), "fill_kernel"))
+		goto out;
+	/* The reclaim takes the map's free list when its work item starts,
+	 * which is after the grace periods of its previous run at most.
+	 */
+	kern_sync_rcu();
+	usleep(1000000);
+	/* The program's key: a kernel text address not in the map */
+	kkey += 1;
+
+	skel = ip_cookie_module__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		goto out;
+	skel->bss->map_fd = fd;
+	skel->bss->key = kkey;
+	skel->bss->rounds = 500;
+	if (!ASSERT_OK(ip_cookie_module__load(skel), "load"))
+		goto out;
+	u.prog_fd = bpf_program__fd(skel->progs.update_loop);
+	if (!ASSERT_OK(pthread_create(&tid, NULL, update_thread, &u),
+		       "pthread_create"))
+		goto out;
+	thread = true;
+	while (!__atomic_load_n(&u.runs, __ATOMIC_ACQUIRE) && !u.err)
+		usleep(1000);
+
+	mfd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (!ASSERT_OK_FD(mfd, "make-it-fail") ||
+	    !ASSERT_OK(fail_slab(mfd, true), "fail_slab"))
+		goto out;
+	for (i = 0; i < 1000; i++) {
+		err = syscall(__NR_delete_module, "bpf_testmod", 0);
+		if (!err || errno != EAGAIN)
+			break;
+		usleep(1000);
+	}
+	if (err)
+		err = -errno;
+	fail_slab(mfd, false);
+	if (!ASSERT_OK(err, "unload"))
+		goto out;
+	gone = true;
+	ASSERT_EQ(count_present8(fd, &testmod), 0, "testmod_removed");
+	kkey -= 1;
+	ASSERT_OK(bpf_map_lookup_elem(fd, &kkey, &v), "kernel_kept");
+out:
+	if (thread) {
+		__atomic_store_n(&u.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(tid, NULL);
+		ASSERT_OK(u.err, "test_run");
+		ASSERT_GT(u.runs, 0, "runs");
+		ASSERT_EQ(skel->bss->errors, 0, "update_errors");
+		ASSERT_GT(skel->bss->misses, 0, "updates");
+	}
+	if (mfd >= 0)
+		close(mfd);
+	ip_cookie_module__destroy(skel);
+	if (fd >= 0)
+		close(fd);
+	if (gone)
+		ASSERT_OK(load_bpf_testmod(env.verbosity > VERBOSE_NONE),
+			  "reload bpf_testmod");
 }

@@ -166,10 +166,13 @@ static int delete_one(struct stress *s, __u32 i)
 	return note(s, err, "delete");
 }
 
-static int update_range(struct stress *s, __u32 from, __u32 to, __u64 flags,
+/* Insert (or, with @replace, replace) the churn keys [from, to) in one
+ * batch.  Batches take no element flags, as for every map.
+ */
+static int update_range(struct stress *s, __u32 from, __u32 to, bool replace,
 			__u64 gen)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = flags);
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 n = to - from, i;
 	int err = time_up(s);
 
@@ -188,7 +191,7 @@ static int update_range(struct stress *s, __u32 from, __u32 to, __u64 flags,
 		s->present[from + i] = true;
 	if (!err && n != to - from)
 		err = -EIO;
-	return note(s, err, flags == BPF_EXIST ? "replace_batch" : "update_batch");
+	return note(s, err, replace ? "replace_batch" : "update_batch");
 }
 
 /* Delete the churn keys [from, to) that are present. */
@@ -225,10 +228,12 @@ static int writer_cycle(struct stress *s, __u32 n, __u64 gen)
 	__u32 w = n / 8, i;
 	int err;
 
-	err = update_range(s, 0, n, BPF_NOEXIST, gen);
-	/* Replaced elements go to the grave while the reader may hold them. */
+	err = update_range(s, 0, n, false, gen);
+	/* Replaced elements wait on the deferred free list while the
+	 * reader may hold them.
+	 */
 	if (!err)
-		err = update_range(s, 0, n / 2, BPF_EXIST, gen + 1);
+		err = update_range(s, 0, n / 2, true, gen + 1);
 	for (i = n / 2; !err && i < n; i += 7)
 		err = update_one(s, i, BPF_EXIST, gen + 1);
 	/* Down to [0, w). */

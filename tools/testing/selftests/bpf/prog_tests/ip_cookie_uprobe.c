@@ -10,6 +10,8 @@
  *    attaches USDTs through uprobe.multi links);
  *  - uprobe_offset: a single uprobe and a uretprobe (perf event links) on
  *    functions of one copy, 8-byte offset keys.
+ *  - offset_per_attach_type: the verifier calls the kfunc's implementation
+ *    for the program's attach type.
  * test_ip_cookie_uprobe_verifier: program types without a uprobe cannot
  * call the kfunc.
  */
@@ -517,12 +519,96 @@ out_libs:
 	free_libs(&l);
 }
 
+/* Where the kfunc calls of @prog go, as the verifier fixed them up: the
+ * imm of a kfunc call is its target's address relative to
+ * __bpf_call_base.  @addrs gets up to @max of them; returns their number,
+ * -1 on error, -2 when the calls are not by address on this architecture.
+ */
+static int kfunc_call_targets(struct bpf_program *prog, __u64 *addrs, int max)
+{
+	struct bpf_insn *insns = NULL;
+	__u32 i, cnt = 0;
+	struct ksym *ks;
+	__u64 base;
+	int n = 0;
+
+	base = ksym_get_addr("__bpf_call_base");
+	if (!ASSERT_NEQ(base, 0, "__bpf_call_base") ||
+	    !ASSERT_OK(get_xlated_program(bpf_program__fd(prog), &insns, &cnt),
+		       "xlated"))
+		return -1;
+	for (i = 0; i < cnt && n < max; i++)
+		if (insns[i].code == (BPF_JMP | BPF_CALL) &&
+		    insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL)
+			addrs[n++] = base + insns[i].imm;
+	free(insns);
+	for (i = 0; i < n; i++) {
+		ks = ksym_search(addrs[i]);
+		if (!ks || ks->addr != addrs[i])
+			return -2;
+	}
+	return n;
+}
+
+/* The verifier resolves bpf_get_uprobe_offset() per attach type, so that
+ * no run-time guess picks the run context it reads: the call of a
+ * uprobe.multi program (usdt_hit, next to its bpf_get_attach_link_id())
+ * goes to the implementation that reads struct bpf_uprobe_multi_run_ctx,
+ * those of perf event uprobes to the kfunc itself, which reads struct
+ * bpf_trace_run_ctx.
+ */
+static void test_offset_per_attach_type(void)
+{
+	const char *umulti[2] = { "bpf_uprobe_multi_offset",
+				  "bpf_uprobe_multi_link_id" };
+	struct bpf_program *perf[2];
+	struct ip_cookie_uprobe *skel;
+	__u64 addrs[4];
+	int i, j, n;
+
+	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
+		return;
+	skel = ip_cookie_uprobe__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	n = kfunc_call_targets(skel->progs.usdt_hit, addrs, ARRAY_SIZE(addrs));
+	if (n == -2) {
+		test__skip();
+		goto out;
+	}
+	if (!ASSERT_EQ(n, 2, "usdt_kfunc_calls"))
+		goto out;
+	/* In either order: the compiler picks it for the key's fields. */
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < n; i++)
+			if (addrs[i] == ksym_get_addr(umulti[j]))
+				break;
+		if (!ASSERT_LT(i, n, umulti[j]))
+			printf("%s: usdt_hit calls %s and %s\n", __func__,
+			       ksym_search(addrs[0])->name,
+			       ksym_search(addrs[1])->name);
+	}
+	perf[0] = skel->progs.offset_uprobe;
+	perf[1] = skel->progs.offset_uretprobe;
+	for (i = 0; i < ARRAY_SIZE(perf); i++) {
+		n = kfunc_call_targets(perf[i], addrs, ARRAY_SIZE(addrs));
+		if (!ASSERT_EQ(n, 1, "perf_kfunc_calls"))
+			continue;
+		ASSERT_EQ(addrs[0], ksym_get_addr("bpf_get_uprobe_offset"),
+			  bpf_program__name(perf[i]));
+	}
+out:
+	ip_cookie_uprobe__destroy(skel);
+}
+
 void test_ip_cookie_uprobe(void)
 {
 	if (test__start_subtest("usdt_shared_lib"))
 		test_usdt_shared_lib();
 	if (test__start_subtest("uprobe_offset"))
 		test_uprobe_offset();
+	if (test__start_subtest("offset_per_attach_type"))
+		test_offset_per_attach_type();
 }
 
 void test_ip_cookie_uprobe_verifier(void)

@@ -156,6 +156,43 @@ int BPF_PROG(uaf_loop)
 	return 0;
 }
 
+/* Sleepable: blocks in a page fault on uaf_uaddr, ahead of uaf_behind
+ * (attached after it, so it runs first), without reading its link.
+ */
+SEC("fentry.s/__x64_sys_getpgid")
+int BPF_PROG(uaf_blocker)
+{
+	char buf[8];
+
+	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
+		return 0;
+	if (uaf_uaddr)
+		bpf_copy_from_user(buf, sizeof(buf), (void *)uaf_uaddr);
+	return 0;
+}
+
+/* Not sleepable: reads its link after uaf_blocker returns. */
+SEC("fentry/__x64_sys_getpgid")
+int BPF_PROG(uaf_behind)
+{
+	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
+		return 0;
+	uaf_link_id = bpf_get_attach_link_id();
+	uaf_runs++;
+	return 0;
+}
+
+/* The same as fmod_ret, which runs after the fentry programs. */
+SEC("fmod_ret/__x64_sys_getpgid")
+int BPF_PROG(uaf_behind_fmod_ret, struct pt_regs *regs)
+{
+	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
+		return 0;
+	uaf_link_id = bpf_get_attach_link_id();
+	uaf_runs++;
+	return 0;
+}
+
 /* A kprobe.multi program that does not read its link. */
 SEC("kprobe.multi")
 int plain_kmulti(struct pt_regs *ctx)
@@ -197,4 +234,34 @@ int BPF_PROG(link_fentry_c)
 {
 	uaf_link_id = bpf_get_attach_link_id();
 	return 0;
+}
+
+/* Extension programs run in their target's run context but have no
+ * expected attach type of their own: they cannot call the kfuncs, whose
+ * implementation the verifier picks by attach type.
+ */
+int ext_sink;
+
+__noinline int umulti_sub(int x)
+{
+	return x + 1;
+}
+
+SEC("uprobe.multi")
+int umulti_ext_target(struct pt_regs *ctx)
+{
+	ext_sink = umulti_sub(ext_sink);
+	return 0;
+}
+
+SEC("?freplace/umulti_sub")
+int ext_uprobe_offset(int x)
+{
+	return bpf_get_uprobe_offset() != 0;
+}
+
+SEC("?freplace/umulti_sub")
+int ext_link_id(int x)
+{
+	return bpf_get_attach_link_id() != 0;
 }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Updates of an IP_COOKIE map from a syscall program: it runs under
+ * rcu_read_lock_trace() and takes the map's lock, so a module unload that
+ * waited for an RCU Tasks Trace grace period with that lock held would
+ * wait for it forever.  The updates replace only existing keys
+ * (BPF_EXIST) and @key is not in the map: each takes the lock and frees
+ * nothing, so the map's deferred free list stays as the test left it.
+ */
+#include "vmlinux.h"
+#include <errno.h>
+#include <bpf/bpf_helpers.h>
+
+char _license[] SEC("license") = "GPL";
+
+int map_fd;
+__u64 key;
+__u64 rounds;
+__u64 misses;
+__u64 errors;
+
+static union bpf_attr attr;
+static __u64 val;
+
+static long update_one(__u64 i, void *ctx)
+{
+	val = i;
+	attr.map_fd = map_fd;
+	attr.key = (long)&key;
+	attr.value = (long)&val;
+	attr.flags = BPF_EXIST;
+	if (bpf_sys_bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)) == -ENOENT)
+		misses++;
+	else
+		errors++;
+	return 0;
+}
+
+SEC("syscall")
+int update_loop(void *ctx)
+{
+	bpf_loop(rounds, update_one, NULL, 0);
+	return 0;
+}
