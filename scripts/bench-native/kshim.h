@@ -196,6 +196,7 @@ struct lock_class_key { char dummy; };
 #define mutex_lock(m)		((void)(m))
 #define mutex_unlock(m)		((void)(m))
 #define lockdep_is_held(l)	((void)(l), 1)
+#define lockdep_assert_held(l)	((void)(l))
 #define lockdep_set_class(l, k)	do { } while (0)
 #define raw_spin_lock_init(l)	((l)->raw_lock.val = 0)
 #define cond_resched()		do { } while (0)
@@ -269,7 +270,8 @@ extern struct task_struct shim_task;
 /* Types only named by pointer, or embedded but never read by a lookup. */
 struct file;
 struct btf;
-struct btf_type;
+struct btf_type { u32 name_off, info; union { u32 size, type; }; };
+struct btf_member { u32 name_off, type, offset; };
 struct module;
 struct seq_file;
 struct obj_cgroup;
@@ -278,6 +280,11 @@ struct bpf_mem_caches;
 struct bpf_link { void *opaque[8]; };
 struct fprobe { void *opaque[16]; };
 struct work_struct { void *opaque[4]; };
+/* workqueue.h: deferred frees wait for the map's free, which frees them */
+#define system_unbound_wq		NULL
+#define INIT_WORK(w, f)			((void)(w), (void)(f))
+#define queue_work(wq, w)		((void)(wq), (void)(w))
+#define cancel_work_sync(w)		((void)(w))
 struct percpu_counter { s64 count; void *opaque[3]; };
 struct bpf_mem_alloc {
 	struct bpf_mem_caches __percpu *caches;
@@ -367,10 +374,20 @@ static inline void bpf_map_init_from_attr(struct bpf_map *map,
 	((void)(node), shim_kmalloc(size))
 #define bpf_map_meta_equal		NULL
 #define generic_map_lookup_batch	NULL
+/* btf.h: the checks map_check_btf makes, never run here */
+#define BITS_PER_BYTE			8
 #define btf_type_is_void(t)		true
 #define btf_type_is_int(t)		true
 #define btf_type_is_struct(t)		true
+#define btf_type_vlen(t)		((t)->info & 0xffff)
+#define btf_members(t)	((const struct btf_member *)((t) + 1))
+#define btf_member_bitfield_size(s, i)	0u
+#define btf_member_bit_offset(s, i)	(btf_members(s)[i].offset)
+#define btf_type_skip_modifiers(btf, id, res) \
+	((void)(id), (const struct btf_type *)NULL)
 #define btf_type_seq_show(btf, id, obj, m) do { } while (0)
+/* Module text is never a key here: the purge's count stays 0. */
+#define is_vmalloc_or_module_addr(p)	false
 #define seq_puts(m, s)			do { } while (0)
 #define seq_putc(m, c)			do { } while (0)
 

@@ -98,7 +98,11 @@ static int kp_build(const u64 *keys, const u64 *vals, const u32 *order,
 		kp_link->cookies[i] = vals[order[i]];
 	}
 	kp_link->cnt = n;
-	sort_r(kp_link->addrs, n, sizeof(*kp_link->addrs),
+	/* kprobe_multi_sort_cookies(): the keys are functions' addresses,
+	 * their own entry IPs, so the link searches addrs itself.
+	 */
+	kp_link->entry_ips = kp_link->addrs;
+	sort_r(kp_link->entry_ips, n, sizeof(*kp_link->entry_ips),
 	       bpf_kprobe_multi_cookie_cmp, bpf_kprobe_multi_cookie_swap,
 	       kp_link);
 
@@ -182,7 +186,7 @@ static __always_inline void *ic_inline(struct bpf_map *map, const u64 *key)
 {
 	const struct ip_cookie_table *tbl = READ_ONCE(to_ip_cookie(map)->tbl);
 	u64 ip = *key;
-	u64 i = ((ip ^ tbl->seed) * GOLDEN_RATIO_64) >> tbl->shift;
+	u64 i = (ip * tbl->mul) >> tbl->shift;
 	u64 end = i + tbl->probe;
 
 	for (; i < end; i++) {
@@ -647,8 +651,10 @@ static u64 check_dead(const struct bpf_insn *prog, int cnt, const u64 *keys,
 	u32 i;
 
 	for (i = 0; i < n; i += 4) {
-		key = keys[i];
-		if (ip_cookie_map_delete_elem(map, &key))
+		/* 8 bytes of it are read: the map has 8-byte keys */
+		struct bpf_ip_cookie_key k = { .ip = keys[i] };
+
+		if (ip_cookie_map_delete_elem(map, &k))
 			bad++;
 	}
 	for (i = 0; i < n; i++) {
