@@ -966,6 +966,7 @@ static int ip_cookie_module_notify(struct notifier_block *nb,
 {
 	bool init_only = action == MODULE_STATE_LIVE;
 	struct bpf_ip_cookie *ic, *next;
+	struct list_head *pos;
 	u64 gen;
 
 	if (action != MODULE_STATE_GOING && action != MODULE_STATE_LIVE)
@@ -974,7 +975,12 @@ static int ip_cookie_module_notify(struct notifier_block *nb,
 	gen = ++ip_cookie_purge_gen;
 	for (;;) {
 		next = NULL;
-		list_for_each_entry(ic, &ip_cookie_maps, list) {
+		/* Not list_for_each_entry(): its end test forms a pointer to
+		 * a struct bpf_ip_cookie at the list head, which is not
+		 * aligned as this cache-line aligned struct must be.
+		 */
+		list_for_each(pos, &ip_cookie_maps) {
+			ic = list_entry(pos, struct bpf_ip_cookie, list);
 			if (ic->purge_gen == gen || !READ_ONCE(ic->nr_mod))
 				continue;
 			ic->purge_gen = gen;
