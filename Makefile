@@ -13,11 +13,12 @@
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
-.PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full \
+.PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full test-kcsan \
 	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
 
 help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
+	@echo "make test-kcsan   the map's concurrency tests on a KCSAN kernel; fails on a data race in the series' code (scripts/test-kcsan.sh)"
 	@echo "make soak         ip_cookie_stress for minutes on the base and debug kernels (SOAK_SECS=600)"
 	@echo "make bench        instructions (QEMU -icount), time (3 boots) and native figures (scripts/bench.sh; QUICK=1: shorter)"
 	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
@@ -64,6 +65,9 @@ test: deps
 
 test-full: deps
 	@scripts/test-full.sh
+
+test-kcsan: deps
+	@scripts/test-kcsan.sh
 
 soak: deps
 	@scripts/soak.sh

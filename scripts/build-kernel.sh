@@ -3,6 +3,8 @@
 # Configure and build one kernel flavour out of tree:
 #   scripts/build-kernel.sh base   -> build/kbuild-base  (vmlinux boots via PVH)
 #   scripts/build-kernel.sh debug  -> build/kbuild-debug (boot its bzImage)
+#   scripts/build-kernel.sh kcsan  -> build/kbuild-kcsan (base + KCSAN, for
+#                                     make test-kcsan; boot its bzImage)
 #   scripts/build-kernel.sh full   -> build/kbuild-full  (base + the upstream
 #                                     selftests config, for make test-full)
 #   scripts/build-kernel.sh i386   -> build/kbuild-i386  (configs/cross*.config,
@@ -30,6 +32,8 @@ base)	FRAGS="$ROOT/configs/base.config"
 	CHECK=$FRAGS ;;
 debug)	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
 	CHECK=$FRAGS ;;
+kcsan)	FRAGS="$ROOT/configs/base.config $ROOT/configs/kcsan.config"
+	CHECK=$FRAGS ;;
 full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
 	# The selftests' fragments win where they set a symbol of ours
 	# (NR_CPUS, LSM, ...): check only the symbols they leave alone.
@@ -43,7 +47,7 @@ i386)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-i386.config"
 	CHECK=$FRAGS ;;
 arm64)	FRAGS="$ROOT/configs/cross.config"
 	CHECK=$FRAGS ;;
-*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|full|i386|arm64)" >&2; exit 1 ;;
+*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64)" >&2; exit 1 ;;
 esac
 KARCH=x86_64
 KCC=gcc

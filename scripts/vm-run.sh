@@ -40,7 +40,7 @@ CMD=$*
 
 case $FLAVOR in
 base)	KERNEL=$BUILD/kbuild-base/vmlinux ;;		# PVH entry
-debug|full) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
+debug|full|kcsan) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
 *)	echo "vm-run: unknown kernel '$FLAVOR'" >&2; exit 2 ;;
 esac
 [ -z "$IMAGE" ] || KERNEL=$IMAGE
