@@ -59,43 +59,17 @@ fi
 all=$(echo "$names" | paste -sd, -)
 scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 
-# Upstream subtests that fail now and then under TCG for reasons of timing
-# that this series does not touch. bpf_cookie/perf_event must catch a
-# 100 us cpu-clock sample on CPU 0 while a fixed loop of 1M iterations
-# runs there: it failed in 3 of about 12 make test runs, with both of its
-# results 0, on kernels with and without this series' perf-event patch.
-# Only when every failure of a run is one of these, and the VM showed no
-# splat, are they run again, once, in a fresh VM; a pass there counts and
-# is reported as a retry.
-FLAKY="bpf_cookie/perf_event"
-
-# retry_flaky LOG: true if the failed subtests in LOG are all in FLAKY and
-# pass when run again; prints what it did.
-retry_flaky() {
-	local fails f names
-	[ -e "$1.splat" ] && return 1
-	grep -q '^HARNESS-EXIT-STATUS: ' "$1.txt" || return 1
-	fails=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1.txt" |
-		sed '/^All error logs:$/,$d' |
-		sed -n 's/^#[0-9]*\/[0-9]* *\([^ ]*\/[^ ]*\):FAIL.*/\1/p' | sort -u)
-	[ -n "$fails" ] || return 1
-	for f in $fails; do
-		[[ " $FLAKY " == *" $f "* ]] || return 1
-	done
-	# every failed top-level test must be one whose failed subtests these are
-	for f in $(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1.txt" |
-		   sed '/^All error logs:$/,$d' |
-		   sed -n 's/^#[0-9]* *\([^/ ]*\):FAIL.*/\1/p'); do
-		echo "$fails" | grep -q "^$f/" || return 1
-	done
-	names=$(echo "$fails" | paste -sd, -)
-	echo "test: only known-flaky subtests failed ($names): running them once more in a fresh VM"
-	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-retry.log" -- "./test_progs -a '$names'" || return 1
-	echo "test: retry passed: $names (counted as passed, retried)"
-}
+# Upstream subtests not run here, each for a reason outside the series,
+# printed with the results. bpf_cookie/perf_event must catch a 100 us
+# cpu-clock sample on CPU 0 within a fixed 1M-iteration loop; in this
+# emulated VM the sample often never comes (both results 0: in 1 of 5 full
+# runs, and in 1 of 1 runs of the subtest alone in a fresh VM). libbpf's
+# CI denylists it for the same reason (libbpf/libbpf#755). The series'
+# own perf-event change, patch 0012, is tested by ip_cookie_link/perf_attach.
+DENY="bpf_cookie/perf_event"
 
 if [ -n "$all" ]; then
-	cmd="./test_progs -t $all"
+	cmd="./test_progs -t $all -d $(echo "$DENY" | tr ' ' ',')"
 	# The sample tool counts 100 reads of /dev/zero started once it
 	# prints that it is tracing: one line, one result.
 	smoke="./ipc_funccount -d 2 -n 5 read_zero | { read -r l; dd if=/dev/zero of=/dev/null bs=1 count=100 2>/dev/null; cat; } > /tmp/fc.out 2>&1; cat /tmp/fc.out;"
@@ -105,17 +79,10 @@ if [ -n "$all" ]; then
 	cmd="$cmd; rc=\$?; $smoke; exit \$rc"
 	echo "test: debug kernel: $cmd"
 	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-debug.log" -- "$cmd"
-	vrc=$?
-	if [ "$vrc" != 0 ] && retry_flaky "$BUILD/vm/test-debug.log"; then
-		# Count the first run with its flaky tests as passed.
-		before=$failed
-		count "$BUILD/vm/test-debug.log.txt" 0
-		f=$((failed - before))
-		failed=$before
-		passed=$((passed + f))
-	else
-		count "$BUILD/vm/test-debug.log.txt" $vrc
-	fi
+	count "$BUILD/vm/test-debug.log.txt" $?
+	for d in $DENY; do
+		echo "test: not run (see DENY in scripts/test.sh): $d"
+	done
 fi
 
 if [ -n "$scale" ] && [ "${BASE:-0}" = 1 ]; then
