@@ -48,14 +48,13 @@ for f in "$BUILD"/samples/ipc_*; do
 	case $f in *.o|*.h) continue ;; esac
 	[ -x "$f" ] && cp "$f" "$STAGE/bpf/"
 done
-# bpf_testmod.ko (and bpf_test_modorder_x.ko) only into a VM running the kernel it was built against
-# (VM_KBUILD: that kernel's build dir, set by vm-run.sh).
+# bpf_testmod.ko (and bpf_test_modorder_x.ko, ip_cookie_testmod.ko) only into a VM running the
+# kernel it was built against (VM_KBUILD: that kernel's build dir, set by vm-run.sh).
 if [ -f "$MINI/bpf_testmod.ko" ] &&
    [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" = "$(realpath -m "${VM_KBUILD:-none}")" ]; then
-	cp "$MINI/bpf_testmod.ko" "$STAGE/bpf/"
-	if [ -f "$MINI/bpf_test_modorder_x.ko" ]; then
-		cp "$MINI/bpf_test_modorder_x.ko" "$STAGE/bpf/"
-	fi
+	for m in bpf_testmod bpf_test_modorder_x ip_cookie_testmod; do
+		[ -f "$MINI/$m.ko" ] && cp "$MINI/$m.ko" "$STAGE/bpf/"
+	done
 fi
 [ -d "$MINI" ] && exec 8>&-
 [ -n "${VM_EXTRA_FILES:-}" ] && cp -r $VM_EXTRA_FILES "$STAGE/bpf/"

@@ -22,22 +22,29 @@ set -e
 "$S/build-selftests.sh" test_progs
 set +e
 
-passed=0 failed=0 skipped=0 rc=0
+passed=0 failed=0 skipped=0 rc=0 fails=
 # Count top-level results ("#12      name:OK") of a console log's command
 # part. A VM that failed (splat, timeout) without a failed test counts as
 # one failure more.
 count() {	# count LOG VM_STATUS
-	local out f
+	local out f x
 	# test_progs repeats failed tests after "All error logs:": not twice.
 	out=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
 		sed '/^All error logs:$/,$d' | grep -E '^#[0-9]+ +[^/ ]+:(OK|FAIL|SKIP)' || true)
 	f=$(echo "$out" | grep -c ':FAIL')
+	# Failed tests and subtests, printed again last: CI keeps the tail.
+	x=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
+		sed '/^All error logs:$/,$d' | grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:FAIL' || true)
+	[ -z "$x" ] || fails="$fails$(echo "$x" | sed 's/^/test: failed: /')
+"
 	# "name:OK (SKIP: 1/12)": a skipped subtest is not a pass.
 	passed=$((passed + $(echo "$out" | grep ':OK' | grep -vc '(SKIP:')))
 	skipped=$((skipped + $(echo "$out" | grep -c ':SKIP\|(SKIP:')))
 	echo "$out" | grep ':SKIP\|(SKIP:' | sed 's/^/test: skipped (not counted as passed): /' || true
 	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
 		echo "#vm      $(basename "$1" .log.txt):FAIL (exit $2: splat, timeout or runner error)"
+		fails="${fails}test: failed: $(basename "$1" .log.txt) (exit $2: splat, timeout or runner error; see vm-run's report above)
+"
 		f=1
 	fi
 	failed=$((failed + f))
@@ -49,6 +56,8 @@ if python3 "$BUILD/linux/tools/testing/selftests/bpf/test_bpftool_synctypes.py";
 	echo "#host    test_bpftool_synctypes:OK"; passed=$((passed + 1))
 else
 	echo "#host    test_bpftool_synctypes:FAIL"; failed=$((failed + 1)); rc=1
+	fails="${fails}test: failed: test_bpftool_synctypes
+"
 fi
 
 if [ -n "${TESTS:-}" ]; then
@@ -97,5 +106,6 @@ fi
 
 [ "$failed" -gt 0 ] && rc=1
 echo "($skipped skipped; details above; console logs in $BUILD/vm/)"
+printf '%s' "$fails"
 echo "$passed passed, $failed failed"
 exit $rc

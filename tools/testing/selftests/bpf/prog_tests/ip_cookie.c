@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
+#include <ctype.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -909,6 +910,8 @@ static void test_replace_memcg(void)
 			status = 16;
 		_exit(status);
 	}
+	close(pfd[1]);
+	pfd[1] = -1;
 	if (!ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid"))
 		goto out;
 	if (!ASSERT_FALSE(WIFSIGNALED(status), "child_not_killed"))
@@ -2595,6 +2598,321 @@ out_fd:
 	close(fd);
 }
 
+#define SLAB_CACHES	64
+
+/* The kmalloc caches of /proc/slabinfo: those no memory cgroup pays for
+ * ("kmalloc-<size>", "kmalloc-rnd-<n>-<size>") by bytes in use, the
+ * charged ones ("kmalloc-cg-<size>") by slabs.
+ */
+struct slab_snap {
+	long long uncharged;
+	int cnt;
+	struct {
+		char name[64];
+		long long bytes, slabs, objs_per_slab, obj_size;
+		bool cg;
+	} c[SLAB_CACHES];
+};
+
+static int slab_sample(struct slab_snap *snap)
+{
+	long long active, num, size, per, pages, aslabs, slabs;
+	char line[512], name[64];
+	bool cg;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -errno;
+	memset(snap, 0, sizeof(*snap));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld %lld %lld %lld %lld : tunables %*d %*d %*d : slabdata %lld %lld",
+			   name, &active, &num, &size, &per, &pages, &aslabs,
+			   &slabs) != 8 || strncmp(name, "kmalloc-", 8))
+			continue;
+		cg = !strncmp(name + 8, "cg-", 3);
+		if (!cg && !isdigit(name[8]) && strncmp(name + 8, "rnd-", 4))
+			continue;
+		if (!cg)
+			snap->uncharged += active * size;
+		if (snap->cnt == SLAB_CACHES)
+			continue;
+		snprintf(snap->c[snap->cnt].name, sizeof(snap->c[0].name), "%s",
+			 name);
+		snap->c[snap->cnt].bytes = active * size;
+		snap->c[snap->cnt].slabs = slabs;
+		snap->c[snap->cnt].objs_per_slab = per;
+		snap->c[snap->cnt].obj_size = size;
+		snap->c[snap->cnt++].cg = cg;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* What an uncharged kmalloc of @n bytes takes in @snap's caches (its
+ * size class with the debug kernel's red zones: the cache's object size);
+ * 0 above the largest class, which the page allocator serves.
+ */
+static long long kmalloc_footprint(const struct slab_snap *snap, long long n)
+{
+	static const long long sizes[] = {
+		8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,
+	};
+	char name[32];
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(sizes) && n > sizes[i]; i++)
+		;
+	if (i == ARRAY_SIZE(sizes))
+		return 0;
+	if (sizes[i] < 1024)
+		snprintf(name, sizeof(name), "kmalloc-%lld", sizes[i]);
+	else
+		snprintf(name, sizeof(name), "kmalloc-%lldk", sizes[i] / 1024);
+	for (j = 0; j < snap->cnt; j++)
+		if (!strcmp(snap->c[j].name, name))
+			return snap->c[j].obj_size;
+	return sizes[i];
+}
+
+/* How much the uncharged kmalloc caches grew from @a to @b beyond what the
+ * memory cgroup code itself needs for the charged slabs added meanwhile:
+ * each such slab has an uncharged vector of one obj_cgroup pointer per
+ * object (struct slabobj_ext, without CONFIG_MEM_ALLOC_PROFILING).
+ */
+static long long uncharged_growth(const struct slab_snap *a,
+				  const struct slab_snap *b)
+{
+	long long d = b->uncharged - a->uncharged;
+	int i, j;
+
+	for (i = 0; i < b->cnt; i++) {
+		if (!b->c[i].cg)
+			continue;
+		for (j = 0; j < a->cnt; j++)
+			if (!strcmp(a->c[j].name, b->c[i].name) &&
+			    b->c[i].slabs > a->c[j].slabs)
+				d -= (b->c[i].slabs - a->c[j].slabs) *
+				     kmalloc_footprint(b, b->c[i].objs_per_slab *
+						       sizeof(void *));
+	}
+	return d;
+}
+
+/* Print the caches that grew from @a to @b. */
+static void slab_growth(const struct slab_snap *a, const struct slab_snap *b)
+{
+	int i, j;
+
+	for (i = 0; i < b->cnt; i++)
+		for (j = 0; j < a->cnt; j++)
+			if (!strcmp(a->c[j].name, b->c[i].name) &&
+			    b->c[i].bytes != a->c[j].bytes)
+				printf("  %s: %+lld bytes, %+lld slabs\n",
+				       b->c[i].name,
+				       b->c[i].bytes - a->c[j].bytes,
+				       b->c[i].slabs - a->c[j].slabs);
+}
+
+#define MILLION_KEYS	10000
+#define MILLION_ROUNDS	100
+/* Room under memory.max for the replaced elements that wait. */
+#define MILLION_ROOM	(32 << 20)
+/* What kmalloc outside any cgroup may grow by meanwhile: other activity
+ * (the debug kernel's KASAN keeps freed objects in quarantine, so every
+ * syscall's temporary allocations count: about 1 KiB a batch).
+ */
+#define MILLION_SLACK	(2 << 20)
+
+struct million_res {
+	__u32 nomem;		/* batches that failed with -ENOMEM */
+	__u32 done;		/* replaces that succeeded */
+};
+
+/* In a child in the cgroup open at @cgfd, while no grace period can end:
+ * a million replaces, 100 batches over the same 10,000 keys, with room for
+ * 32 MB more under memory.max.  Each replaced element waits on the deferred
+ * free list, so the cgroup fills: each batch succeeds or stops with
+ * -ENOMEM, and every key holds the value of the last batch that reached
+ * it.  Writes a byte to @wfd once the limit is set.  Exit 0 if so, else a
+ * code for what failed.
+ */
+static int replace_million_child(int cgfd, int wfd, struct million_res *res)
+{
+	static __u64 keys[MILLION_KEYS], vals[MILLION_KEYS];
+	static __u32 last[MILLION_KEYS];
+	__u32 i, r, n;
+	int fd, mfd, err;
+	long long cur;
+	__u64 v;
+
+	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		return 10;
+	close(fd);
+	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	if (mfd < 0)
+		return 10;
+	fd = create_map(8, 8, MILLION_KEYS, 0);
+	for (i = 0; i < MILLION_KEYS; i++)
+		keys[i] = fake_ip(i);
+	n = MILLION_KEYS;
+	if (fd < 0 || bpf_map_update_batch(fd, keys, vals, &n, NULL))
+		return 11;
+	/* Touch what the loop uses first: at the limit a page fault of the
+	 * test itself would invoke the cgroup's OOM killer.  Nothing after
+	 * this opens a file.
+	 */
+	memset(last, 0, sizeof(last));
+	cur = memcg_settled(cgfd);
+	if (cur < 0 || memcg_set_max(mfd, cur + MILLION_ROOM))
+		return 12;
+	if (write(wfd, "", 1) != 1)
+		return 12;
+	for (r = 1; r <= MILLION_ROUNDS; r++) {
+		for (i = 0; i < MILLION_KEYS; i++)
+			vals[i] = (__u64)r << 32 | i;
+		n = MILLION_KEYS;
+		err = bpf_map_update_batch(fd, keys, vals, &n, NULL);
+		if (err && err != -ENOMEM)
+			return 13;
+		if (err)
+			res->nomem++;
+		for (i = 0; i < n && i < MILLION_KEYS; i++)
+			last[i] = r;
+		res->done += n;
+	}
+	if (memcg_set_max(mfd, LLONG_MAX))
+		return 12;
+	for (i = 0; i < MILLION_KEYS; i++) {
+		if (bpf_map_lookup_elem(fd, &keys[i], &v) ||
+		    v != (last[i] ? (__u64)last[i] << 32 | i : 0)) {
+			dprintf(STDERR_FILENO,
+				"replace_million: key %u: %llx, last batch %u\n",
+				i, (unsigned long long)v, last[i]);
+			return 14;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* A million replaces in a memory cgroup while a sleepable program holds
+ * off the grace periods (it blocks in a page fault): every replaced
+ * element and the deferred free list that holds it are charged to the
+ * map's cgroup, so the replaces fail with -ENOMEM once it is full, with
+ * no OOM kill, and kmalloc memory that no cgroup pays for (sampled here,
+ * outside the cgroup) does not grow with them.
+ */
+static void test_replace_million(void)
+{
+	int status = 0, err, cgfd = -1, hfd = -1, pfd[2] = { -1, -1 };
+	struct ip_cookie_probe *skel = NULL;
+	static struct slab_snap snap_base, snap_now, snap_peak;
+	__u64 start = get_time_ns(), took;
+	long long outside = 0;
+	int base = -1;
+	struct million_res res = {};
+	bool held = false;
+	struct ipc_uffd u;
+	pthread_t thread;
+	void *ret = NULL;
+	pid_t pid;
+	char c;
+
+	err = setup_cgroup_environment();
+	if (!ASSERT_OK(err, "cgroup_setup"))
+		return;
+	cgfd = create_and_get_cgroup("/ip_cookie_million");
+	if (!ASSERT_GE(cgfd, 0, "cgroup_create") ||
+	    !ASSERT_OK(pipe(pfd), "pipe"))
+		goto out;
+	hfd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(hfd, 0, "create_hold") ||
+	    !ASSERT_OK(fill_batch(hfd, 0, IPC_PROBE_KEYS, 0), "fill_hold"))
+		goto out;
+	skel = probe_on_map(hfd);
+	if (!skel)
+		goto out;
+	if (!ASSERT_OK(ipc_uffd_open(&u), "userfaultfd"))
+		goto out;
+	skel->bss->hold_key = fake_ip(7);
+	skel->bss->hold_uaddr = (__u64)(unsigned long)u.page;
+	if (!ASSERT_OK(pthread_create(&thread, NULL, hold_thread, skel),
+		       "thread"))
+		goto out_uffd;
+	held = true;
+	if (!ASSERT_OK(ipc_uffd_wait(&u, 10000), "program_blocked"))
+		goto out_release;
+
+	pid = fork();
+	if (!ASSERT_GE(pid, 0, "fork"))
+		goto out_release;
+	if (pid == 0) {
+		close(pfd[0]);
+		alarm(300);
+		status = replace_million_child(cgfd, pfd[1], &res);
+		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
+			status = 16;
+		_exit(status);
+	}
+	/* A child killed before it writes leaves the pipe empty: EOF. */
+	close(pfd[1]);
+	pfd[1] = -1;
+	if (read(pfd[0], &c, 1) == 1) {
+		base = slab_sample(&snap_base);
+		start = get_time_ns();
+		while (waitpid(pid, &status, WNOHANG) == 0) {
+			if (!base && !slab_sample(&snap_now) &&
+			    uncharged_growth(&snap_base, &snap_now) > outside) {
+				outside = uncharged_growth(&snap_base, &snap_now);
+				snap_peak = snap_now;
+			}
+			/* Each sample's buffers stay in KASAN's quarantine */
+			usleep(200000);
+		}
+	} else {
+		waitpid(pid, &status, 0);
+	}
+	took = get_time_ns() - start;
+	if (!ASSERT_FALSE(WIFSIGNALED(status), "child_not_killed"))
+		printf("%s: child killed by signal %d\n", __func__,
+		       WTERMSIG(status));
+	else
+		ASSERT_EQ(WEXITSTATUS(status), 0, "child_consistent");
+	if (ASSERT_EQ(read(pfd[0], &res, sizeof(res)), sizeof(res), "result")) {
+		ASSERT_GT(res.nomem, 0, "cgroup_filled");
+		ASSERT_GT(res.done, 0, "replaces_done");
+		ASSERT_OK(base, "slabinfo");
+		if (!ASSERT_LT(outside, MILLION_SLACK, "uncharged_growth"))
+			slab_growth(&snap_base, &snap_peak);
+		if (env.verbosity > VERBOSE_NONE)
+			printf("%s: %u replaces done, %u batches -ENOMEM, uncharged kmalloc +%lld bytes at most, %.1f s\n",
+			       __func__, res.done, res.nomem, outside,
+			       took / 1e9);
+	}
+	ASSERT_EQ(memcg_event(cgfd, "oom"), 0, "memory.events_oom");
+	ASSERT_EQ(memcg_event(cgfd, "oom_kill"), 0, "memory.events_oom_kill");
+out_release:
+	ASSERT_OK(ipc_uffd_release(&u), "release");
+	if (held) {
+		pthread_join(thread, &ret);
+		ASSERT_OK((long)ret, "test_run");
+	}
+out_uffd:
+	ipc_uffd_close(&u);
+out:
+	ip_cookie_probe__destroy(skel);
+	if (hfd >= 0)
+		close(hfd);
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (cgfd >= 0)
+		close(cgfd);
+	cleanup_cgroup_environment();
+}
+
 /* Wait until the map of id @id is gone: its last reference was dropped */
 static bool map_gone(__u32 id)
 {
@@ -3203,6 +3521,8 @@ void test_ip_cookie(void)
 		test_grow_shrink();
 	if (test__start_subtest("replace_memcg"))
 		test_replace_memcg();
+	if (test__start_subtest("replace_million"))
+		test_replace_million();
 	if (test__start_subtest("memcg_limit"))
 		test_memcg_limit();
 	if (test__start_subtest("single_resize"))
@@ -3250,13 +3570,95 @@ void test_ip_cookie_verifier(void)
 	RUN_TESTS(ip_cookie_fail);
 }
 
-/* The large-scale check: batch operations only, so that it takes minutes,
- * not hours, on a kernel with KASAN and kmemleak.
+/* Kernel log lines from the open /dev/kmsg @fd (non-blocking) that
+ * report a soft lockup; the rest is skipped.
  */
-void test_ip_cookie_scale(void)
+static int soft_lockups(int fd)
+{
+	char rec[1024];
+	int n = 0;
+	ssize_t len;
+
+	while ((len = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
+		if (len <= 0)
+			continue;	/* records overwritten meanwhile */
+		rec[len] = 0;
+		if (strstr(rec, "soft lockup")) {
+			printf("%s", rec);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Rebuilds of an index of up to 2^21 slots, then the free of a map with
+ * 1M entries, on a kernel without preemption (the debug kernel is
+ * PREEMPT_NONE) and with the soft-lockup watchdog at its shortest (it
+ * reports a CPU that has not scheduled for 2 s): both reschedule.
+ */
+static void free_full(__u32 max, __u32 step)
+{
+	long long slack = 64LL * getpagesize() * libbpf_num_possible_cpus();
+	long long cg_before, cg_after = -1;
+	int fd, cgfd, kfd = -1;
+	char thresh[16] = "";
+	__u32 i, id;
+	FILE *f;
+
+	/* The free runs in a work item: it is over when the cgroup of the
+	 * map's creator has its charges back.
+	 */
+	cgfd = cgroup_setup_and_join("/ip_cookie_free");
+	if (!ASSERT_GE(cgfd, 0, "memcg_join"))
+		return;
+	f = fopen("/proc/sys/kernel/watchdog_thresh", "r");
+	if (!ASSERT_OK_PTR(f, "watchdog_thresh"))
+		goto out;
+	if (!fgets(thresh, sizeof(thresh), f))
+		thresh[0] = 0;
+	fclose(f);
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (!ASSERT_OK_FD(kfd, "kmsg") || !ASSERT_NEQ(thresh[0], 0, "thresh") ||
+	    lseek(kfd, 0, SEEK_END) < 0 ||
+	    write_sysctl("/proc/sys/kernel/watchdog_thresh", "1"))
+		goto out;
+	cg_before = memcg_settled(cgfd);
+	fd = create_map(8, 8, max, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		goto out;
+	for (i = 0; i < max; i += step)
+		if (!ASSERT_OK(fill_batch(fd, i, i + step, 0), "grow"))
+			break;
+	id = map_id(fd);
+	close(fd);
+	ASSERT_TRUE(map_gone(id), "map_released");
+	for (i = 0; i < 20; i++) {
+		kern_sync_rcu();
+		cg_after = memcg_settled(cgfd);
+		if (cg_after - cg_before <= slack)
+			break;
+	}
+	ASSERT_LE(cg_after - cg_before, slack, "map_freed");
+	ASSERT_EQ(soft_lockups(kfd), 0, "soft_lockups");
+out:
+	if (thresh[0])
+		write_sysctl("/proc/sys/kernel/watchdog_thresh", thresh);
+	if (kfd >= 0)
+		close(kfd);
+	close(cgfd);
+	cleanup_cgroup_environment();
+}
+
+/* The large-scale check: batch operations only, so that it takes minutes,
+ * not hours, on a kernel with KASAN and kmemleak.  Serial: free_full_1m
+ * shortens the soft-lockup threshold for its duration.
+ */
+void serial_test_ip_cookie_scale(void)
 {
 	if (test__start_subtest("grow_shrink_100k"))
 		grow_shrink(100000, 5000);
 	if (test__start_subtest("grow_shrink_1m"))
 		grow_shrink(1000000, 50000);
+	if (test__start_subtest("free_full_1m"))
+		free_full(1000000, 50000);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Entries of BPF_MAP_TYPE_IP_COOKIE maps whose ip lies in a module's text
- * are removed when the module unloads, in every map, frozen ones too;
- * keys of the kernel, of other modules, of user space and of the
- * module's data (tag keys that happen to lie there) stay.
+ * are removed when the module unloads, in every map, frozen ones too, and
+ * those in its init text once it is live; keys of the kernel, of other
+ * modules, of user space and of the module's data (tag keys that happen
+ * to lie there) stay.  Maps without keys in the module area are not
+ * scanned.
  */
 #include <test_progs.h>
 #include <pthread.h>
@@ -392,6 +394,7 @@ void serial_test_ip_cookie_module_nomem(void)
 	skel->bss->map_fd = fd;
 	skel->bss->key = kkey;
 	skel->bss->rounds = 500;
+	bpf_program__set_autoload(skel->progs.purge_scan, false);
 	if (!ASSERT_OK(ip_cookie_module__load(skel), "load"))
 		goto out;
 	u.prog_fd = bpf_program__fd(skel->progs.update_loop);
@@ -438,4 +441,175 @@ out:
 	if (gone)
 		ASSERT_OK(load_bpf_testmod(env.verbosity > VERBOSE_NONE),
 			  "reload bpf_testmod");
+}
+
+/* Maps without keys in the module area are not scanned when a module
+ * loads or unloads, however large: the purge looks only at maps whose
+ * count of such keys (ic->nr_mod) is not zero, each with a reference it
+ * takes first.  A tracing program on bpf_map_inc_not_zero() counts those
+ * references per map.
+ */
+#define NR_BIG		3
+#define BIG_KEYS	20000
+
+void serial_test_ip_cookie_module_skip(void)
+{
+	struct ip_cookie_module *skel = NULL;
+	int big[NR_BIG] = { -1, -1, -1 }, fdm = -1, i, j;
+	struct bpf_link *link = NULL;
+	struct bpf_map_info info;
+	__u32 len, n, ids[NR_BIG + 1];
+	__u64 *keys = NULL, *vals = NULL, v;
+	bool x_loaded = false;
+
+	if (read_text_syms("bpf_testmod", &testmod, 1) || !testmod.cnt) {
+		test__skip();
+		return;
+	}
+	keys = calloc(BIG_KEYS, sizeof(*keys));
+	vals = calloc(BIG_KEYS, sizeof(*vals));
+	if (!ASSERT_OK_PTR(keys, "keys") || !ASSERT_OK_PTR(vals, "vals"))
+		goto out;
+	/* Tag keys: small values, never in the module area. */
+	for (j = 0; j < BIG_KEYS; j++) {
+		keys[j] = 0x1000 + 8 * j;
+		vals[j] = val_of(keys[j]);
+	}
+	for (i = 0; i < NR_BIG; i++) {
+		big[i] = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_big", 8, 8,
+					BIG_KEYS, NULL);
+		n = BIG_KEYS;
+		if (!ASSERT_OK_FD(big[i], "create_big") ||
+		    !ASSERT_OK(bpf_map_update_batch(big[i], keys, vals, &n,
+						    NULL), "fill_big"))
+			goto out;
+	}
+	/* One map with a key in bpf_testmod's text. */
+	fdm = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_modkey", 8, 8, 16,
+			     NULL);
+	v = val_of(testmod.ips[0]);
+	if (!ASSERT_OK_FD(fdm, "create_mod") ||
+	    !ASSERT_OK(bpf_map_update_elem(fdm, &testmod.ips[0], &v, 0),
+		       "fill_mod"))
+		goto out;
+	for (i = 0; i <= NR_BIG; i++) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!ASSERT_OK(bpf_map_get_info_by_fd(i < NR_BIG ? big[i] : fdm,
+						      &info, &len), "info"))
+			goto out;
+		ids[i] = info.id;
+	}
+
+	skel = ip_cookie_module__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		goto out;
+	memcpy(skel->bss->watch_ids, ids, sizeof(ids));
+	link = bpf_program__attach(skel->progs.purge_scan);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+
+	/* A load (MODULE_STATE_LIVE: its init text) and an unload
+	 * (MODULE_STATE_GOING) of a module that none of the maps has keys of.
+	 */
+	if (!ASSERT_OK(load_module(MOD_X ".ko", env.verbosity > VERBOSE_NONE),
+		       "load " MOD_X))
+		goto out;
+	x_loaded = true;
+	if (!ASSERT_OK(unload_module(MOD_X, env.verbosity > VERBOSE_NONE),
+		       "unload " MOD_X))
+		goto out;
+	x_loaded = false;
+	for (i = 0; i < NR_BIG; i++)
+		ASSERT_EQ(skel->bss->scans[i], 0, "big_map_not_scanned");
+	ASSERT_EQ(skel->bss->scans[NR_BIG], 2, "mod_key_map_scanned");
+	ASSERT_OK(bpf_map_lookup_elem(fdm, &testmod.ips[0], &v),
+		  "testmod_key_kept");
+	n = 0;
+	for (j = 0; j < BIG_KEYS; j++)
+		n += !bpf_map_lookup_elem(big[0], &keys[j], &v) &&
+		     v == vals[j];
+	ASSERT_EQ(n, BIG_KEYS, "big_keys_kept");
+out:
+	if (x_loaded)
+		unload_module(MOD_X, false);
+	bpf_link__destroy(link);
+	ip_cookie_module__destroy(skel);
+	if (fdm >= 0)
+		close(fdm);
+	for (i = 0; i < NR_BIG; i++)
+		if (big[i] >= 0)
+			close(big[i]);
+	free(keys);
+	free(vals);
+}
+
+/* A key in a module's init text goes once the module is live (its init
+ * text is freed then), a key in its text when it unloads.
+ * ip_cookie_testmod's init function puts both into the map it is given
+ * and fails the load if it cannot.
+ */
+#define MOD_INIT	"ip_cookie_testmod"
+
+static int read_mod_param(const char *name, __u64 *val)
+{
+	char path[128];
+	unsigned long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/module/" MOD_INIT "/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+void serial_test_ip_cookie_module_init(void)
+{
+	__u64 init_ip = 0, text_ip = 0, v;
+	int fd, mfd, err;
+	bool loaded = false;
+	char params[32];
+
+	fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_init", 8, 8, 16, NULL);
+	if (!ASSERT_OK_FD(fd, "create"))
+		return;
+	mfd = open(MOD_INIT ".ko", O_RDONLY);
+	if (!ASSERT_OK_FD(mfd, "open " MOD_INIT ".ko"))
+		goto out;
+	snprintf(params, sizeof(params), "map_fd=%d", fd);
+	err = finit_module(mfd, params, 0) ? -errno : 0;
+	close(mfd);
+	if (!ASSERT_OK(err, "load " MOD_INIT))
+		goto out;
+	loaded = true;
+	if (!ASSERT_OK(read_mod_param("init_ip", &init_ip), "init_ip") ||
+	    !ASSERT_OK(read_mod_param("text_ip", &text_ip), "text_ip") ||
+	    !ASSERT_NEQ(init_ip, 0, "init_ip_set"))
+		goto out;
+	err = bpf_map_lookup_elem(fd, &init_ip, &v) ? -errno : 0;
+	ASSERT_EQ(err, -ENOENT, "init_text_key_removed");
+	err = bpf_map_lookup_elem(fd, &text_ip, &v);
+	if (ASSERT_OK(err, "text_key_kept"))
+		ASSERT_EQ(v, text_ip, "text_key_value");
+	ASSERT_EQ(count_walk(fd), 1, "walk_live");
+
+	if (!ASSERT_OK(unload_module(MOD_INIT, env.verbosity > VERBOSE_NONE),
+		       "unload " MOD_INIT))
+		goto out;
+	loaded = false;
+	err = bpf_map_lookup_elem(fd, &text_ip, &v) ? -errno : 0;
+	ASSERT_EQ(err, -ENOENT, "text_key_removed");
+	ASSERT_EQ(count_walk(fd), 0, "walk_gone");
+out:
+	if (loaded)
+		unload_module(MOD_INIT, false);
+	close(fd);
 }

@@ -9,6 +9,7 @@
 #include "vmlinux.h"
 #include <errno.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 char _license[] SEC("license") = "GPL";
 
@@ -39,5 +40,26 @@ SEC("syscall")
 int update_loop(void *ctx)
 {
 	bpf_loop(rounds, update_one, NULL, 0);
+	return 0;
+}
+
+/* Which maps a module load or unload scans: the module notifier takes a
+ * reference on each map it purges, and only on those.  Maps whose IDs
+ * are in watch_ids count the references taken in scans.
+ */
+#define NR_WATCH 4
+
+__u32 watch_ids[NR_WATCH];
+__u32 scans[NR_WATCH];
+
+SEC("fentry/bpf_map_inc_not_zero")
+int BPF_PROG(purge_scan, struct bpf_map *map)
+{
+	__u32 id = map->id;
+	int i;
+
+	for (i = 0; i < NR_WATCH; i++)
+		if (id && watch_ids[i] == id)
+			scans[i]++;
 	return 0;
 }
