@@ -260,6 +260,18 @@ if 1 in fentry:
     target('fentry: IP_COOKIE at most 2x the cookie (over empty)',
            i <= 2 * c, 'ipc %+.2f vs cookie %+.2f %s over empty (%.1fx)' % (
                i, c, U, i / c if c > 0 else float('nan')))
+    e = fentry[1].get('empty', {})
+    eh = 1000.0 / e['mops'] if e.get('mops') else float('nan')
+    target('fentry: IP_COOKIE at >= 90% of the empty program (issue 22)',
+           eh / (eh + i) >= 0.9, '%.1f%% (empty %.2f, +%.2f %s)' % (
+               100 * eh / (eh + i), eh, i, U))
+    ca = fentry[1].get('cookie_array', {}).get('median', float('nan'))
+    target('fentry: IP_COOKIE at or below cookie->ARRAY (over empty)',
+           i <= ca, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (i, ca, U))
+    wa = fentry[1].get('wide_array', {}).get('median', float('nan'))
+    wi = fentry[1].get('wide_ipc', {}).get('median', float('nan'))
+    target('fentry, 64 B of data: IP_COOKIE at or below cookie->ARRAY',
+           wi <= wa, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (wi, wa, U))
 for n in sorted(lookup):
     i = lookup[n].get('ipc', {}).get('median', float('nan'))
     h = lookup[n].get('hash', {}).get('median', float('nan'))
@@ -297,6 +309,7 @@ with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
 
 KM = ['cookie', 'cookie_array', 'hash', 'ipc', 'ipc_link']
 NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
+         'wide_array': 'cookie->ARRAY, 64 B', 'wide_ipc': 'ip->IP_COOKIE, 64 B',
          'hash': 'ip->HASH', 'ipc': 'ip->IP_COOKIE',
          'ipc_link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
          'hash-nopre': 'HASH no-prealloc', 'kmulti-cookies': 'kprobe.multi cookies'}
@@ -369,14 +382,26 @@ md.append('\n"other fires per hit": runs of the program for attached functions '
           'they are included in the delta-ns).\n')
 
 md.append('## fentry (N = 1): %s per trigger over the empty program\n' % UNIT)
-FV = ['cookie', 'hash', 'ipc']
+FV = ['cookie', 'cookie_array', 'hash', 'ipc', 'wide_array', 'wide_ipc']
 md.append('| empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FV) + ' |')
 md.append('|---|' + '---|' * len(FV))
 if 1 in fentry:
     e = fentry[1].get('empty', {})
-    md.append('| %.2f | ' % (1000.0 / e['mops'] if e.get('mops') else float('nan')) +
+    eh = 1000.0 / e['mops'] if e.get('mops') else float('nan')
+    md.append('| %.2f | ' % eh +
               ' | '.join(cell(fentry[1].get(v)) for v in FV) + ' |')
+    # The convention of the upstream fentry-multi and fprobe threads: a
+    # variant's rate as a share of the empty program's.
+    md.append('| % of empty | ' + ' | '.join(
+        '%.1f%%' % (100.0 * eh / (eh + fentry[1][v]['median']))
+        if fentry[1].get(v) and fentry[1][v].get('median') is not None else '-'
+        for v in FV) + ' |')
 md.append('')
+md.append('"%% of empty": the empty program\'s %s per trigger over the '
+          'variant\'s (empty + delta), i.e. its rate as a share of the empty '
+          'program\'s. The 64 B variants read all 64 bytes of per-function '
+          'data found by the cookie as an ARRAY index or by the IP in an '
+          'IP_COOKIE map.\n' % UNIT)
 
 md.append('## Lookup micro-benchmark: %s per lookup over the loop without a lookup\n' % UNIT)
 md.append('Keys: real kernel text addresses from /proc/kallsyms, shuffled; above '

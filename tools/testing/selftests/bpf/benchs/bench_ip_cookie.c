@@ -5,7 +5,7 @@
  *   ipc-kmulti-{empty,cookie,cookie-array,hash,ipc,ipc-link}
  *	one kprobe.multi program on N functions (--ipc-funcs, 0 = all
  *	attachable) including bpf_get_numa_node_id(), the trigger
- *   ipc-fentry-{empty,cookie,hash,ipc}
+ *   ipc-fentry-{empty,cookie,cookie_array,hash,ipc,wide_array,wide_ipc}
  *	one fentry program on the trigger
  *   ipc-lookup-{none,ipc,hash,array}
  *	map lookups from bpf_loop() over --ipc-entries shuffled kernel
@@ -520,7 +520,10 @@ static void reset_slots(void)
 	memset(ctx.skel->bss->slots, 0, sizeof(ctx.skel->bss->slots));
 }
 
-enum variant { V_EMPTY, V_COOKIE, V_COOKIE_ARRAY, V_HASH, V_IPC, V_IPC_LINK };
+enum variant {
+	V_EMPTY, V_COOKIE, V_COOKIE_ARRAY, V_HASH, V_IPC, V_IPC_LINK,
+	V_WIDE_ARRAY, V_WIDE_IPC,
+};
 
 static void kmulti_setup(enum variant v)
 {
@@ -609,9 +612,11 @@ static void kmulti_setup(enum variant v)
 static void fentry_setup(enum variant v)
 {
 	LIBBPF_OPTS(bpf_trace_opts, o, .cookie = 1);
+	__u64 ip, one = 1, wide[8];
 	struct bpf_program *prog;
-	__u64 ip, one = 1;
 	struct ksym_ent *ks;
+	__u32 zero = 0;
+	int i;
 
 	open_skel();
 	switch (v) {
@@ -623,6 +628,15 @@ static void fentry_setup(enum variant v)
 		break;
 	case V_IPC:
 		prog = ctx.skel->progs.fentry_ipc;
+		break;
+	case V_COOKIE_ARRAY:
+		prog = ctx.skel->progs.fentry_cookie_array;
+		break;
+	case V_WIDE_ARRAY:
+		prog = ctx.skel->progs.fentry_wide_array;
+		break;
+	case V_WIDE_IPC:
+		prog = ctx.skel->progs.fentry_wide_ipc;
 		break;
 	default:
 		prog = ctx.skel->progs.fentry_empty;
@@ -636,8 +650,16 @@ static void fentry_setup(enum variant v)
 	if (!ks)
 		die("no " TRIGGER " in kallsyms", -ENOENT);
 	ip = ks->addr;
+	for (i = 0; i < 8; i++)
+		wide[i] = i + 1;
+	/* The cookie is 1: index 0 of the arrays. */
 	if (bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_hash), &ip, &one, 0) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_map), &ip, &one, 0))
+	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_map), &ip, &one, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.cookie_data), &zero,
+				&one, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.wide_data), &zero,
+				wide, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.wide_map), &ip, wide, 0))
 		die("map update", -errno);
 	ctx.link = bpf_program__attach_trace_opts(prog, &o);
 	if (!ctx.link)
@@ -681,6 +703,9 @@ FENTRY(empty, V_EMPTY);
 FENTRY(cookie, V_COOKIE);
 FENTRY(hash, V_HASH);
 FENTRY(ipc, V_IPC);
+FENTRY(cookie_array, V_COOKIE_ARRAY);
+FENTRY(wide_array, V_WIDE_ARRAY);
+FENTRY(wide_ipc, V_WIDE_IPC);
 
 /* Lookup micro-benchmark */
 

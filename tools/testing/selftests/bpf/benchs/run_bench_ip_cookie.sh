@@ -100,7 +100,7 @@ if [ "${SET:-}" = gen_lookup ]; then
 fi
 
 for r in $(seq 1 "$ROUNDS"); do
-	fentry "empty cookie ipc hash"
+	fentry "empty cookie cookie_array ipc hash wide_array wide_ipc"
 	# shellcheck disable=SC2086
 	kmulti "empty cookie cookie_array hash ipc ipc_link" $KMULTI_N
 	# shellcheck disable=SC2086

@@ -61,6 +61,27 @@ struct {
 	__type(value, __u64);
 } ip_link_map SEC(".maps");
 
+/* Per-function data wider than a cookie: a 64-byte config or name */
+struct wide {
+	__u64 w[8];
+};
+
+/* cookie - 1 -> 64 bytes, the cookie-array way */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wide);
+} wide_data SEC(".maps");
+
+/* ip -> 64 bytes */
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct wide);
+} wide_map SEC(".maps");
+
 static __always_inline void fold(__u64 v)
 {
 	struct slot *s = &slots[bpf_get_smp_processor_id() & CPU_MASK];
@@ -176,6 +197,48 @@ int fentry_ipc(void *ctx)
 	__u64 ip = bpf_get_func_ip(ctx);
 
 	fold_ptr(bpf_map_lookup_elem(&ip_map, &ip));
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_cookie_array(void *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx) - 1;
+
+	fold_ptr(bpf_map_lookup_elem(&cookie_data, &idx));
+	return 0;
+}
+
+/* Every word of the 64 bytes is read, as a program using them would. */
+static __always_inline void fold_wide(struct wide *v)
+{
+	struct slot *s = &slots[bpf_get_smp_processor_id() & CPU_MASK];
+	int i;
+
+	s->fires++;
+	if (!v) {
+		s->misses++;
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		s->sink += v->w[i];
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_wide_array(void *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx) - 1;
+
+	fold_wide(bpf_map_lookup_elem(&wide_data, &idx));
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_wide_ipc(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_wide(bpf_map_lookup_elem(&wide_map, &ip));
 	return 0;
 }
 
