@@ -2543,6 +2543,67 @@ static void *hold_thread(void *p)
 						    NULL);
 }
 
+/* A sleepable program (hold_elem) that has looked up fake_ip(7) in a map
+ * of its own and blocks in a page fault (userfaultfd) until released:
+ * no RCU Tasks Trace grace period ends meanwhile.
+ */
+struct gp_hold {
+	int fd;				/* the program's map */
+	struct ip_cookie_probe *skel;
+	struct ipc_uffd u;
+	pthread_t thread;
+	bool uffd, running;
+};
+
+/* 0 once the program is blocked; either way gp_hold_end() and then
+ * gp_hold_free() undo it.
+ */
+static int gp_hold_begin(struct gp_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->fd = create_map(8, 8, IPC_PROBE_MAX, 0);
+	if (!ASSERT_GE(h->fd, 0, "create_hold") ||
+	    !ASSERT_OK(fill_batch(h->fd, 0, IPC_PROBE_KEYS, 0), "fill_hold"))
+		return -1;
+	h->skel = probe_on_map(h->fd);
+	if (!h->skel)
+		return -1;
+	if (!ASSERT_OK(ipc_uffd_open(&h->u), "userfaultfd"))
+		return -1;
+	h->uffd = true;
+	h->skel->bss->hold_key = fake_ip(7);
+	h->skel->bss->hold_uaddr = (__u64)(unsigned long)h->u.page;
+	if (!ASSERT_OK(pthread_create(&h->thread, NULL, hold_thread, h->skel),
+		       "thread"))
+		return -1;
+	h->running = true;
+	return ASSERT_OK(ipc_uffd_wait(&h->u, 10000), "program_blocked") ? 0 : -1;
+}
+
+/* Release the program and wait for it to finish. */
+static void gp_hold_end(struct gp_hold *h)
+{
+	void *ret = NULL;
+
+	if (h->uffd)
+		ASSERT_OK(ipc_uffd_release(&h->u), "release");
+	if (h->running) {
+		pthread_join(h->thread, &ret);
+		ASSERT_OK((long)ret, "test_run");
+	}
+	if (h->uffd)
+		ipc_uffd_close(&h->u);
+	h->uffd = false;
+}
+
+/* The program's skeleton (its .bss holds what it saw) and map go. */
+static void gp_hold_free(struct gp_hold *h)
+{
+	ip_cookie_probe__destroy(h->skel);
+	if (h->fd >= 0)
+		close(h->fd);
+}
+
 /* An element deleted, and an index replaced, while a program holds them
  * are freed only after the program is done.  The program blocks in a page
  * fault (userfaultfd) in between.  The debug VM boots with init_on_free=1:
@@ -2551,51 +2612,30 @@ static void *hold_thread(void *p)
  */
 static void test_grace_period(void)
 {
-	struct ip_cookie_probe *skel;
-	struct ipc_uffd u;
-	pthread_t thread;
-	void *ret = NULL;
-	int fd, err;
+	struct gp_hold h;
 
-	fd = create_map(8, 8, IPC_PROBE_MAX, 0);
-	if (!ASSERT_GE(fd, 0, "create") ||
-	    !ASSERT_OK(fill_batch(fd, 0, IPC_PROBE_KEYS, 0), "fill"))
-		goto out_fd;
-	skel = probe_on_map(fd);
-	if (!skel)
-		goto out_fd;
-	if (!ASSERT_OK(ipc_uffd_open(&u), "userfaultfd"))
-		goto out_skel;
-	skel->bss->hold_key = fake_ip(7);
-	skel->bss->hold_uaddr = (__u64)(unsigned long)u.page;
-	if (!ASSERT_OK(pthread_create(&thread, NULL, hold_thread, skel), "thread"))
-		goto out_uffd;
-	err = ipc_uffd_wait(&u, 10000);
-	if (ASSERT_OK(err, "program_blocked")) {
+	if (!gp_hold_begin(&h)) {
 		/* Delete the key, grow the index, shrink it: what they
 		 * replace would be freed early, then reused.
 		 */
-		ASSERT_OK(bpf_map_delete_elem(fd, &skel->bss->hold_key), "delete");
-		ASSERT_OK(fill_batch(fd, 1000, 1100, 0), "grow");
-		ASSERT_OK(drain_batch(fd, 1000, 1100), "shrink");
+		ASSERT_OK(bpf_map_delete_elem(h.fd, &h.skel->bss->hold_key),
+			  "delete");
+		ASSERT_OK(fill_batch(h.fd, 1000, 1100, 0), "grow");
+		ASSERT_OK(drain_batch(h.fd, 1000, 1100), "shrink");
 		kern_sync_rcu();
 		usleep(200000);
 	}
-	ASSERT_OK(ipc_uffd_release(&u), "release");
-	pthread_join(thread, &ret);
-	ASSERT_OK((long)ret, "test_run");
-	ASSERT_EQ(skel->bss->hold_first, 7, "value_before");
-	ASSERT_EQ(skel->bss->hold_last, 7, "value_after_delete");
-	ASSERT_EQ(skel->bss->hold_tbl_replaced, 1, "index_replaced");
-	ASSERT_NEQ(skel->bss->hold_slot_first, 0, "slot_before");
-	ASSERT_EQ(skel->bss->hold_slot_last, skel->bss->hold_slot_first,
+	gp_hold_end(&h);
+	if (!h.running)
+		goto out;
+	ASSERT_EQ(h.skel->bss->hold_first, 7, "value_before");
+	ASSERT_EQ(h.skel->bss->hold_last, 7, "value_after_delete");
+	ASSERT_EQ(h.skel->bss->hold_tbl_replaced, 1, "index_replaced");
+	ASSERT_NEQ(h.skel->bss->hold_slot_first, 0, "slot_before");
+	ASSERT_EQ(h.skel->bss->hold_slot_last, h.skel->bss->hold_slot_first,
 		  "slot_after_replace");
-out_uffd:
-	ipc_uffd_close(&u);
-out_skel:
-	ip_cookie_probe__destroy(skel);
-out_fd:
-	close(fd);
+out:
+	gp_hold_free(&h);
 }
 
 #define SLAB_CACHES	64
@@ -2716,7 +2756,7 @@ static void slab_growth(const struct slab_snap *a, const struct slab_snap *b)
 #define MILLION_KEYS	10000
 #define MILLION_ROUNDS	100
 /* Room under memory.max for the replaced elements that wait. */
-#define MILLION_ROOM	(32 << 20)
+#define MILLION_ROOM	(24 << 20)
 /* What kmalloc outside any cgroup may grow by meanwhile: other activity
  * (the debug kernel's KASAN keeps freed objects in quarantine, so every
  * syscall's temporary allocations count: about 1 KiB a batch).
@@ -2730,7 +2770,7 @@ struct million_res {
 
 /* In a child in the cgroup open at @cgfd, while no grace period can end:
  * a million replaces, 100 batches over the same 10,000 keys, with room for
- * 32 MB more under memory.max.  Each replaced element waits on the deferred
+ * 24 MB more under memory.max.  Each replaced element waits on the deferred
  * free list, so the cgroup fills: each batch succeeds or stops with
  * -ENOMEM, and every key holds the value of the last batch that reached
  * it.  Writes a byte to @wfd once the limit is set.  Exit 0 if so, else a
@@ -2805,17 +2845,13 @@ static int replace_million_child(int cgfd, int wfd, struct million_res *res)
  */
 static void test_replace_million(void)
 {
-	int status = 0, err, cgfd = -1, hfd = -1, pfd[2] = { -1, -1 };
-	struct ip_cookie_probe *skel = NULL;
+	int status = 0, err, cgfd = -1, pfd[2] = { -1, -1 };
 	static struct slab_snap snap_base, snap_now, snap_peak;
 	__u64 start = get_time_ns(), took;
-	long long outside = 0;
-	int base = -1;
 	struct million_res res = {};
-	bool held = false;
-	struct ipc_uffd u;
-	pthread_t thread;
-	void *ret = NULL;
+	long long outside = 0;
+	struct gp_hold h;
+	int base = -1;
 	pid_t pid;
 	char c;
 
@@ -2826,27 +2862,12 @@ static void test_replace_million(void)
 	if (!ASSERT_GE(cgfd, 0, "cgroup_create") ||
 	    !ASSERT_OK(pipe(pfd), "pipe"))
 		goto out;
-	hfd = create_map(8, 8, IPC_PROBE_MAX, 0);
-	if (!ASSERT_GE(hfd, 0, "create_hold") ||
-	    !ASSERT_OK(fill_batch(hfd, 0, IPC_PROBE_KEYS, 0), "fill_hold"))
-		goto out;
-	skel = probe_on_map(hfd);
-	if (!skel)
-		goto out;
-	if (!ASSERT_OK(ipc_uffd_open(&u), "userfaultfd"))
-		goto out;
-	skel->bss->hold_key = fake_ip(7);
-	skel->bss->hold_uaddr = (__u64)(unsigned long)u.page;
-	if (!ASSERT_OK(pthread_create(&thread, NULL, hold_thread, skel),
-		       "thread"))
-		goto out_uffd;
-	held = true;
-	if (!ASSERT_OK(ipc_uffd_wait(&u, 10000), "program_blocked"))
-		goto out_release;
+	if (gp_hold_begin(&h))
+		goto out_hold;
 
 	pid = fork();
 	if (!ASSERT_GE(pid, 0, "fork"))
-		goto out_release;
+		goto out_hold;
 	if (pid == 0) {
 		close(pfd[0]);
 		alarm(300);
@@ -2892,18 +2913,10 @@ static void test_replace_million(void)
 	}
 	ASSERT_EQ(memcg_event(cgfd, "oom"), 0, "memory.events_oom");
 	ASSERT_EQ(memcg_event(cgfd, "oom_kill"), 0, "memory.events_oom_kill");
-out_release:
-	ASSERT_OK(ipc_uffd_release(&u), "release");
-	if (held) {
-		pthread_join(thread, &ret);
-		ASSERT_OK((long)ret, "test_run");
-	}
-out_uffd:
-	ipc_uffd_close(&u);
+out_hold:
+	gp_hold_end(&h);
+	gp_hold_free(&h);
 out:
-	ip_cookie_probe__destroy(skel);
-	if (hfd >= 0)
-		close(hfd);
 	if (pfd[0] >= 0)
 		close(pfd[0]);
 	if (pfd[1] >= 0)

@@ -522,7 +522,8 @@ void serial_test_ip_cookie_module_skip(void)
 	x_loaded = false;
 	for (i = 0; i < NR_BIG; i++)
 		ASSERT_EQ(skel->bss->scans[i], 0, "big_map_not_scanned");
-	ASSERT_EQ(skel->bss->scans[NR_BIG], 2, "mod_key_map_scanned");
+	/* Its load and its unload (and any other module's meanwhile) */
+	ASSERT_GE(skel->bss->scans[NR_BIG], 2, "mod_key_map_scanned");
 	ASSERT_OK(bpf_map_lookup_elem(fdm, &testmod.ips[0], &v),
 		  "testmod_key_kept");
 	n = 0;
