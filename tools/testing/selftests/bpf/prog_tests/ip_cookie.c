@@ -724,6 +724,23 @@ static int memcg_set_max(int fd, long long max)
 	return pwrite(fd, buf, len, 0) == len ? 0 : -EIO;
 }
 
+/* Move the calling process ("0": the writer) into the cgroup open at
+ * @cgfd; its memory.max, opened for writing, or -1.  Opened beforehand:
+ * at the limit, opening a file is an allocation the cgroup pays for.
+ */
+static int memcg_child_join(int cgfd)
+{
+	int fd = openat(cgfd, "cgroup.procs", O_WRONLY);
+
+	if (fd < 0 || write(fd, "0", 1) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return openat(cgfd, "memory.max", O_WRONLY);
+}
+
 /* In a child in the cgroup open at @cgfd: reach its memory.max through
  * new elements in an index that has room for them, then through the
  * growth of the index.  Exit 0 if both stopped with -ENOMEM and the map
@@ -735,12 +752,7 @@ static int memcg_limit_child(int cgfd)
 	int fd, mfd, err;
 	__u32 end;
 
-	/* "0" moves the writer */
-	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
-	if (fd < 0 || write(fd, "0", 1) != 1)
-		return 10;
-	close(fd);
-	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	mfd = memcg_child_join(cgfd);
 	if (mfd < 0)
 		return 10;
 
@@ -837,11 +849,7 @@ static int replace_memcg_child(int cgfd, __u32 n, __u32 *nomem)
 	int fd, mfd, err;
 	__u32 i;
 
-	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
-	if (fd < 0 || write(fd, "0", 1) != 1)
-		return 10;
-	close(fd);
-	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	mfd = memcg_child_join(cgfd);
 	if (mfd < 0)
 		return 10;
 	fd = create_map(8, REPLACE_VSIZE, 16, 0);
@@ -2785,11 +2793,7 @@ static int replace_million_child(int cgfd, int wfd, struct million_res *res)
 	long long cur;
 	__u64 v;
 
-	fd = openat(cgfd, "cgroup.procs", O_WRONLY);
-	if (fd < 0 || write(fd, "0", 1) != 1)
-		return 10;
-	close(fd);
-	mfd = openat(cgfd, "memory.max", O_WRONLY);
+	mfd = memcg_child_join(cgfd);
 	if (mfd < 0)
 		return 10;
 	fd = create_map(8, 8, MILLION_KEYS, 0);
