@@ -616,6 +616,7 @@ ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
 	u64 mul = old->mul;
 	int try;
 
+	lockdep_assert_held(&ic->lock);
 	for (try = 0; try < IP_COOKIE_REBUILD_TRIES; try++) {
 		tbl = ip_cookie_table_alloc(ic, buckets, mul);
 		if (!tbl)
@@ -1126,6 +1127,7 @@ static u32 ip_cookie_count_new_nolock(struct bpf_ip_cookie *ic,
 {
 	u32 i, nr_new = 0;
 
+	lockdep_assert_held(&ic->lock);
 	for (i = 0; i < nr; i++, buf += stride)
 		if (!ip_cookie_check_key(ic, buf) && !ip_cookie_find(ic, buf))
 			nr_new++;
