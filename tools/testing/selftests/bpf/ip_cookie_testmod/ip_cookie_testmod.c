@@ -6,14 +6,13 @@
  * longer hold it when the load returns.  A key in the module's text is
  * put in as well; it must stay until the module is unloaded.
  *
- * Load with map_fd=<fd>, an 8-byte-key IP_COOKIE map of the loading
- * process.  init_ip and text_ip tell the test which keys were put in.
+ * Load with map_fd=<fd>, an IP_COOKIE map of the loading process with
+ * 8-byte keys and values; any other map fails the load with -EINVAL.
+ * init_ip and text_ip tell the test which keys were put in.
  */
 #include <linux/bpf.h>
+#include <linux/err.h>
 #include <linux/module.h>
-
-/* Exported for light skeletons in modules; declared by skel_internal.h. */
-int kern_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
 
 static int map_fd = -1;
 module_param(map_fd, int, 0);
@@ -29,29 +28,36 @@ static noinline int ip_cookie_testmod_text(int x)
 	return x + 1;
 }
 
-static int __init ip_cookie_testmod_put(u64 ip)
+/* What the bpf syscall does for an IP_COOKIE map (bpf_map_update_value()
+ * calls it directly, in sleepable context), on a map held by reference.
+ */
+static int __init ip_cookie_testmod_put(struct bpf_map *map, u64 ip)
 {
-	union bpf_attr attr = {};
 	u64 value = ip;
 
-	attr.map_fd = map_fd;
-	attr.key = (unsigned long)&ip;
-	attr.value = (unsigned long)&value;
-	attr.flags = BPF_NOEXIST;
-	return kern_sys_bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr));
+	return map->ops->map_update_elem(map, &ip, &value, BPF_NOEXIST);
 }
 
 static int __init ip_cookie_testmod_init(void)
 {
-	int err;
+	struct bpf_map *map;
+	int err = -EINVAL;
 
 	if (map_fd < 0)
 		return 0;
+	map = bpf_map_get(map_fd);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (map->map_type != BPF_MAP_TYPE_IP_COOKIE ||
+	    map->key_size != sizeof(u64) || map->value_size != sizeof(u64))
+		goto out;
 	init_ip = (unsigned long)ip_cookie_testmod_init;
 	text_ip = (unsigned long)ip_cookie_testmod_text;
-	err = ip_cookie_testmod_put(init_ip);
+	err = ip_cookie_testmod_put(map, init_ip);
 	if (!err)
-		err = ip_cookie_testmod_put(text_ip);
+		err = ip_cookie_testmod_put(map, text_ip);
+out:
+	bpf_map_put(map);
 	return err;
 }
 module_init(ip_cookie_testmod_init);

@@ -572,22 +572,44 @@ static int read_mod_param(const char *name, __u64 *val)
 	return 0;
 }
 
+/* Load ip_cookie_testmod with map_fd=@map_fd: 0 or -errno. */
+static int load_testmod(int map_fd)
+{
+	char params[32];
+	int mfd, err;
+
+	mfd = open(MOD_INIT ".ko", O_RDONLY);
+	if (mfd < 0)
+		return -errno;
+	snprintf(params, sizeof(params), "map_fd=%d", map_fd);
+	err = finit_module(mfd, params, 0) ? -errno : 0;
+	close(mfd);
+	return err;
+}
+
 void serial_test_ip_cookie_module_init(void)
 {
 	__u64 init_ip = 0, text_ip = 0, v;
-	int fd, mfd, err;
 	bool loaded = false;
-	char params[32];
+	int fd, bad, err;
+
+	/* The module writes 8 bytes of key and value: a map with larger
+	 * values is refused, not read past the module's value.
+	 */
+	bad = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_init_bad", 8, 4096,
+			     16, NULL);
+	if (!ASSERT_OK_FD(bad, "create_bad"))
+		return;
+	err = load_testmod(bad);
+	if (!err)
+		unload_module(MOD_INIT, false);
+	ASSERT_EQ(err, -EINVAL, "wide_value_map_refused");
+	close(bad);
 
 	fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_init", 8, 8, 16, NULL);
 	if (!ASSERT_OK_FD(fd, "create"))
 		return;
-	mfd = open(MOD_INIT ".ko", O_RDONLY);
-	if (!ASSERT_OK_FD(mfd, "open " MOD_INIT ".ko"))
-		goto out;
-	snprintf(params, sizeof(params), "map_fd=%d", fd);
-	err = finit_module(mfd, params, 0) ? -errno : 0;
-	close(mfd);
+	err = load_testmod(fd);
 	if (!ASSERT_OK(err, "load " MOD_INIT))
 		goto out;
 	loaded = true;
