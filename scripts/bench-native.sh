@@ -1,12 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench-native: time on the host CPU, natively, the data-structure part
-# of three lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
-# probe, the HASH bucket walk) with the kernel's own code and layouts; see
-# scripts/bench-native/. A model of the data structures, not of the kernel
-# path. Builds into build/bench-native/, writes the raw output to
-# docs/results/native-<cpu>[-max<N>].txt and the table to
-# docs/results/native.md.
+# of four lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
+# probe, the HASH bucket walk, the rhashtable lookup) with the kernel's own
+# code and layouts; see scripts/bench-native/. A model of the data
+# structures, not of the kernel path. Builds into build/bench-native/,
+# writes the raw output to docs/results/native-<cpu>[-max<N>].txt and the
+# table to docs/results/native.md.
+#
+# rhashtable is the structure behind BPF_MAP_TYPE_RHASH (bpf-next, 2026)
+# and fprobe's IP table (2025). Tracing programs cannot use RHASH (its
+# verifier check refuses kprobe, tracepoint, perf_event and raw_tracepoint
+# programs: "tracing progs cannot use resizable hash maps yet"), so there is
+# no in-kernel run to compare with: this native model is the comparison.
+# Its lookup is the 6.12 tree's include/linux/rhashtable.h, its table is
+# built by lib/rhashtable.c, both compiled here.
 #
 # Environment:
 #   NATIVE_ROUNDS=5        measurements per point (median, min-max)
@@ -66,6 +74,17 @@ check_has kernel/bpf/syscall.c '} else if (size <= (PAGE_SIZE << PAGE_ALLOC_COST
 check_has arch/x86/include/asm/barrier.h 'asm volatile ("cmp %1,%2; sbb %0,%0"	\' "kshim.h array_index_mask_nospec()"
 check_has include/linux/slab.h '#define KMALLOC_SHIFT_HIGH	(PAGE_SHIFT + 1)' "bench-native.c kmalloc_size_roundup()"
 check_has include/linux/mmzone.h '#define MAX_PAGE_ORDER 10' "bench-native.c KMALLOC_MAX_SIZE"
+check_has lib/rhashtable.c '#define HASH_DEFAULT_SIZE	64UL' "models.c rht_expected_size()"
+check_has lib/rhashtable.c 'retsize = max(HASH_DEFAULT_SIZE,' "models.c rht_expected_size()"
+check_has lib/rhashtable.c 'err = rhashtable_rehash_alloc(ht, tbl, tbl->size * 2);' "models.c rht_expected_size()"
+check_has include/linux/rhashtable.h 'return atomic_read(&ht->nelems) > (tbl->size / 4 * 3) &&' "models.c rht_expected_size()"
+check_has include/linux/rhashtable.h 'schedule_work(&ht->run_work);' "kshim.h schedule_work(), models.c rht_build()"
+check_has include/linux/lockdep_types.h 'struct lockdep_map { };' "kshim.h struct lockdep_map (struct bucket_table's layout)"
+check_has include/linux/bit_spinlock.h 'while (unlikely(test_and_set_bit_lock(bitnum, addr))) {' "kshim.h bit_spin_lock()"
+check_has include/linux/bit_spinlock.h 'clear_bit_unlock(bitnum, addr);' "kshim.h bit_spin_unlock()"
+check_has arch/x86/include/asm/barrier.h '#define __smp_rmb()	dma_rmb()' "kshim.h smp_rmb()"
+check_has arch/x86/include/asm/barrier.h '#define __dma_rmb()	barrier()' "kshim.h smp_rmb()"
+check_has arch/x86/include/asm/string_64.h 'int memcmp(const void *cs, const void *ct, size_t count);' "kshim.h memcmp()"
 
 # ---- include directory: stubs, real headers, extracted code ----
 INC=$OUT/inc
@@ -84,11 +103,14 @@ declare -A REAL=(
 	[linux/jhash.h]=include/linux/jhash.h
 	[linux/list_nulls.h]=include/linux/list_nulls.h
 	[linux/rculist_nulls.h]=include/linux/rculist_nulls.h
+	[linux/rhashtable.h]=include/linux/rhashtable.h
+	[linux/rhashtable-types.h]=include/linux/rhashtable-types.h
 	[linux/sort.h]=include/linux/sort.h
 	[linux/unaligned/packed_struct.h]=include/linux/unaligned/packed_struct.h
 	[linux/bpf_common.h]=include/uapi/linux/bpf_common.h
 )
 SCAN="$SRC/models.c $ROOT/kernel/bpf/ip_cookie.c $TREE/lib/bsearch.c $TREE/lib/sort.c
+$TREE/lib/rhashtable.c
 $TREE/kernel/bpf/percpu_freelist.h $TREE/kernel/bpf/bpf_lru_list.h
 $TREE/include/uapi/linux/bpf.h $TREE/tools/include/linux/filter.h"
 for h in "${!REAL[@]}"; do
@@ -188,11 +210,13 @@ KFLAGS="-D__KERNEL__ -O2 -std=gnu11 -fno-strict-aliasing -fno-common -funsigned-
 		-c "$TREE/lib/bsearch.c" -o "$OUT/bsearch.o"
 	$CC $KFLAGS -I"$INC" -I"$SRC" -Dsort_r=kernel_sort_r -Dsort=kernel_sort \
 		-c "$TREE/lib/sort.c" -o "$OUT/sort.o"
+	$CC $KFLAGS -I"$INC" -I"$SRC" -Dmemcmp=kernel_memcmp \
+		-c "$TREE/lib/rhashtable.c" -o "$OUT/rhashtable.o"
 	$CC $KFLAGS -ffreestanding -I"$INC" -I"$SRC" -Dmemcmp=kernel_memcmp \
 		-c "$INC/bn-memcmp.c" -o "$OUT/memcmp.o"
 	$CC -O2 -Wall -fno-pie -I"$SRC" -c "$SRC/bench-native.c" -o "$OUT/main.o"
 	$CC -no-pie -o "$OUT/bench-native" "$OUT/main.o" "$OUT/models.o" \
-		"$OUT/bsearch.o" "$OUT/sort.o" "$OUT/memcmp.o"
+		"$OUT/bsearch.o" "$OUT/sort.o" "$OUT/rhashtable.o" "$OUT/memcmp.o"
 } || die "build failed"
 
 # bsearch() must call its comparator through the pointer, as in the kernel.
@@ -201,6 +225,15 @@ if command -v objdump > /dev/null; then
 		awk '/<kernel_bsearch>:/ { on = 1 } on && /^$/ { exit } on' |
 		grep -q 'call[[:space:]]*\*%' ||
 		die "kernel_bsearch() has no indirect call of its comparator"
+	# rhashtable_lookup() inlines jhash2() and the walk, but compares with
+	# memcmp() of ht->p.key_len bytes, a length read at run time: a call,
+	# as in the kernel's own objects (lib/rhashtable.o calls memcmp).
+	objdump -dr --no-show-raw-insn "$OUT/models.o" |
+		awk '/<rht_call>:/ { on = 1 } on && /^$/ { on = 0 } on' > "$OUT/rht_call.s"
+	grep -q 'R_X86_64_PLT32[[:space:]]*kernel_memcmp' "$OUT/rht_call.s" ||
+		die "rht_call() does not call memcmp(): see $OUT/rht_call.s"
+	! grep -q 'R_X86_64_PLT32[[:space:]]*[a-z_]*jhash' "$OUT/rht_call.s" ||
+		die "rht_call() calls jhash out of line: see $OUT/rht_call.s"
 fi
 echo "bench-native: built $OUT/bench-native"
 [ -z "${NATIVE_BUILD_ONLY:-}" ] || exit 0
@@ -252,14 +285,14 @@ function cell(k, u) { return f(v[k, u]) " [" f(v[k, u "_min"]) "–" f(v[k, u "_
 function ratio(a, b) { return v[a, "ns"] && v[b, "ns"] ? sprintf("%.2f", v[a, "ns"] / v[b, "ns"]) : "" }
 function table(pat, mode, u, name,   i, n, k) {
 	printf "\n### %s, %s, %s per lookup: median [min–max] of %s rounds\n\n", pat, mode, name, rounds
-	printf "| N | kprobe.multi bsearch | IP_COOKIE inlined | IP_COOKIE call | HASH |%s\n", u == "ns" ? " harness | IP_COOKIE / bsearch | IP_COOKIE / HASH |" : ""
-	printf "|--:|--:|--:|--:|--:|%s\n", u == "ns" ? "--:|--:|--:|" : ""
+	printf "| N | kprobe.multi bsearch | IP_COOKIE inlined | IP_COOKIE call | HASH | rhashtable |%s\n", u == "ns" ? " harness | IP_COOKIE / bsearch | IP_COOKIE / HASH | IP_COOKIE / rhashtable |" : ""
+	printf "|--:|--:|--:|--:|--:|--:|%s\n", u == "ns" ? "--:|--:|--:|--:|" : ""
 	for (i = 1; i <= nn; i++) {
 		n = ns_list[i]
 		k = n SUBSEP pat SUBSEP mode
-		printf "| %s | %s | %s | %s | %s |", n, cell(k SUBSEP "kprobe", u), cell(k SUBSEP "ic-inline", u), cell(k SUBSEP "ic-call", u), cell(k SUBSEP "hash", u)
+		printf "| %s | %s | %s | %s | %s | %s |", n, cell(k SUBSEP "kprobe", u), cell(k SUBSEP "ic-inline", u), cell(k SUBSEP "ic-call", u), cell(k SUBSEP "hash", u), cell(k SUBSEP "rhashtable", u)
 		if (u == "ns")
-			printf " %s | %s | %s |", f(v[k SUBSEP "loop", "ns"]), ratio(k SUBSEP "ic-inline", k SUBSEP "kprobe"), ratio(k SUBSEP "ic-inline", k SUBSEP "hash")
+			printf " %s | %s | %s | %s |", f(v[k SUBSEP "loop", "ns"]), ratio(k SUBSEP "ic-inline", k SUBSEP "kprobe"), ratio(k SUBSEP "ic-inline", k SUBSEP "hash"), ratio(k SUBSEP "ic-inline", k SUBSEP "rhashtable")
 		printf "\n"
 	}
 }
@@ -294,8 +327,8 @@ END {
 	print "Written by `make bench-native` (scripts/bench-native.sh); raw output: `" raw "`."
 	print ""
 	print "**What this is.** A user-space program times, natively on the host CPU, the"
-	print "*data-structure part* of three ways a tracing program finds per-function data"
-	print "from its function address, compiled from the kernel'"'"'s own code (see"
+	print "*data-structure part* of four ways to find per-function data from a function"
+	print "address, compiled from the kernel'"'"'s own code (see"
 	print "scripts/bench-native/models.c): the kprobe.multi cookie lookup"
 	print "(`bpf_kprobe_multi_cookie()`, `bsearch()` of lib/bsearch.c with its indirect"
 	print "comparator call), the BPF_MAP_TYPE_IP_COOKIE index probe (kernel/bpf/ip_cookie.c"
@@ -303,7 +336,19 @@ END {
 	print "the instruction sequence of `ip_cookie_map_gen_lookup()`, checked against those"
 	print "instructions, \"call\" is `ip_cookie_map_lookup_elem()`), and BPF_MAP_TYPE_HASH"
 	print "(`__htab_map_lookup_elem()` with jhash and the hlist_nulls bucket walk, taken from"
-	print "kernel/bpf/hashtab.c). Every lookup is checked against the value it must find."
+	print "kernel/bpf/hashtab.c), and rhashtable, the structure behind BPF_MAP_TYPE_RHASH"
+	print "(bpf-next, 2026) and fprobe'"'"'s IP table (2025): `rhashtable_lookup()` of"
+	print "include/linux/rhashtable.h with a u64 table'"'"'s parameters as constants (key_len 8,"
+	print "so its default jhash2(); the bucket_table, the nulls-marker chain walk and a"
+	print "`memcmp()` per element, out of line as in the kernel), called as a map'"'"'s lookup"
+	print "op, on a table lib/rhashtable.c built and grew (×2 past 75% load) insert by"
+	print "insert. Every lookup is checked against the value it must find."
+	print ""
+	print "**Why rhashtable is modelled here.** Tracing programs cannot use RHASH: its"
+	print "verifier check refuses kprobe, tracepoint, perf_event and raw_tracepoint programs"
+	print "(\"tracing progs cannot use resizable hash maps yet\"), and it is not in 6.12. So"
+	print "there is no in-kernel run of it to set beside IP_COOKIE: this native model is the"
+	print "comparison."
 	print ""
 	print "**What this is not.** It is a model of the data structures, not of the kernel"
 	print "path: there is no BPF program, no helper or map-op dispatch, no fprobe,"
@@ -335,6 +380,9 @@ END {
 	print "- Each figure includes the harness (loop, load of the key, check of the value):"
 	print "  the *harness* column is that loop around an empty call."
 	print "- Ratios are of medians in ns, IP_COOKIE taken inlined, as a program runs it."
+	print "- rhashtable: 64 buckets at first (no size hint), doubled whenever an insert takes"
+	print "  the load over 75%, so at N = 4^k ≥ 64 it is at 50% load, like IP_COOKIE (HASH:"
+	print "  100%). Elements of 24 bytes (rhash_head, key, value) in kmalloc-32 objects."
 	print "- IP_COOKIE: at these N the batch-filled index is at 50% load, the load a"
 	print "  rebuild aims at; between rebuilds it goes up to 80% (e.g."
 	print "  `NATIVE_SIZES=3276,838860` gives 80%). \"call\" models 8-byte keys; 16-byte"
@@ -365,15 +413,16 @@ END {
 	print "## Shape of the structures"
 	print ""
 	print "IP_COOKIE: buckets, load (N / buckets), probe bound, mean and max slots a key"
-	print "sits past its home. HASH: n_buckets, mean position of a key in its bucket,"
-	print "longest bucket. bsearch: mean comparator calls to find a key. Hot key: its"
-	print "IP_COOKIE displacement / HASH position / bsearch comparator calls."
+	print "sits past its home. HASH and rhashtable: buckets, mean position of a key in its"
+	print "bucket, longest bucket. bsearch: mean comparator calls to find a key. Hot key: its"
+	print "IP_COOKIE displacement / HASH position / rhashtable position / bsearch"
+	print "comparator calls."
 	print ""
-	print "| N | IP_COOKIE buckets | load | probe | mean / max disp | HASH buckets | mean pos / max chain | bsearch cmps | hot key |"
-	print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	print "| N | IP_COOKIE buckets | load | probe | mean / max disp | HASH buckets | mean pos / max chain | rhashtable buckets | mean pos / max chain | bsearch cmps | hot key |"
+	print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	for (i = 1; i <= nn; i++) {
 		n = ns_list[i]
-		printf "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s / %s |\n", n, shape[n, "ic_buckets"], shape[n, "ic_load"], shape[n, "ic_probe"], shape[n, "ic_mean_disp"], shape[n, "ic_max_disp"], shape[n, "ht_buckets"], shape[n, "ht_mean_pos"], shape[n, "ht_max_chain"], shape[n, "bs_mean_cmp"], hot[n, "ic_disp"], hot[n, "ht_pos"], hot[n, "bs_cmp"]
+		printf "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s | %s | %s / %s / %s / %s |\n", n, shape[n, "ic_buckets"], shape[n, "ic_load"], shape[n, "ic_probe"], shape[n, "ic_mean_disp"], shape[n, "ic_max_disp"], shape[n, "ht_buckets"], shape[n, "ht_mean_pos"], shape[n, "ht_max_chain"], shape[n, "rht_buckets"], shape[n, "rht_mean_pos"], shape[n, "rht_max_chain"], shape[n, "bs_mean_cmp"], hot[n, "ic_disp"], hot[n, "ht_pos"], hot[n, "rht_pos"], hot[n, "bs_cmp"]
 	}
 }' "$RAW" > "$MD.tmp"
 mv "$MD.tmp" "$MD"

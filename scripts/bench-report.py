@@ -244,6 +244,10 @@ for p in sorted(kmulti, key=lambda x: (x == 0, x)):
     c, i, il = dn(p, 'cookie'), dn(p, 'ipc'), dn(p, 'ipc_link')
     target('kprobe.multi N=%s: IP_COOKIE below the cookie' % (p or 'all'),
            i < c, 'ipc %+.2f vs cookie %+.2f %s over empty' % (i, c, U))
+    k = dn(p, 'kfunc')
+    best = min(x for x in (i, k) if x == x) if (i == i or k == k) else float('nan')
+    target('kprobe.multi N=%s: IP_COOKIE at most +30 over empty (issue 22)' % (p or 'all'),
+           best <= 30, 'best of ipc/kfunc %+.2f %s' % (best, U))
     if il == il:
         target('kprobe.multi N=%s: {ip, link_id} at or below the cookie' % (p or 'all'),
                il <= c, '{ip,link} %+.2f vs cookie %+.2f %s over empty' % (il, c, U))
@@ -265,6 +269,11 @@ if 1 in fentry:
     target('fentry: IP_COOKIE at >= 90% of the empty program (issue 22)',
            eh / (eh + i) >= 0.9, '%.1f%% (empty %.2f, +%.2f %s)' % (
                100 * eh / (eh + i), eh, i, U))
+    k = fentry[1].get('kfunc', {}).get('median', float('nan'))
+    if k == k:
+        target('fentry: bpf_ip_cookie_lookup() at >= 90% of the empty program (issue 22)',
+               eh / (eh + k) >= 0.9, '%.1f%% (empty %.2f, +%.2f %s)' % (
+                   100 * eh / (eh + k), eh, k, U))
     ca = fentry[1].get('cookie_array', {}).get('median', float('nan'))
     target('fentry: IP_COOKIE at or below cookie->ARRAY (over empty)',
            i <= ca, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (i, ca, U))
@@ -307,10 +316,11 @@ summary = {'env': env, 'guest': guest, 'vulnerabilities': vuln,
 with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
     json.dump(summary, f, indent=1, sort_keys=True, default=str)
 
-KM = ['cookie', 'cookie_array', 'hash', 'ipc', 'ipc_link']
+KM = ['cookie', 'cookie_array', 'hash', 'ipc', 'kfunc', 'ipc_link']
 NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
          'wide_array': 'cookie->ARRAY, 64 B', 'wide_ipc': 'ip->IP_COOKIE, 64 B',
          'hash': 'ip->HASH', 'ipc': 'ip->IP_COOKIE',
+         'kfunc': 'bpf_ip_cookie_lookup()',
          'ipc_link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
          'hash-nopre': 'HASH no-prealloc', 'kmulti-cookies': 'kprobe.multi cookies'}
 MAPS = {'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc', 'hash-nopre': 'HASH no-prealloc'}
@@ -382,7 +392,7 @@ md.append('\n"other fires per hit": runs of the program for attached functions '
           'they are included in the delta-ns).\n')
 
 md.append('## fentry (N = 1): %s per trigger over the empty program\n' % UNIT)
-FV = ['cookie', 'cookie_array', 'hash', 'ipc', 'wide_array', 'wide_ipc']
+FV = ['cookie', 'cookie_array', 'hash', 'ipc', 'kfunc', 'wide_array', 'wide_ipc']
 md.append('| empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FV) + ' |')
 md.append('|---|' + '---|' * len(FV))
 if 1 in fentry:

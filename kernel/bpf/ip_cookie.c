@@ -219,6 +219,12 @@ static u64 ip_cookie_new_mul(bool zero_seed)
 	return zero_seed ? GOLDEN_RATIO_64 : get_random_u64() | 1;
 }
 
+/* Where an element keeps its link ID: after the value, 8-byte aligned. */
+static u32 ip_cookie_link_off(u32 value_size)
+{
+	return round_up(value_size, 8);
+}
+
 static u32 ip_cookie_link(const struct bpf_ip_cookie *ic, const void *elem)
 {
 	return *(const u32 *)(elem + ic->link_off);
@@ -402,91 +408,195 @@ static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
 	return ip_cookie_find(to_ip_cookie(map), key);
 }
 
-/* Inline the lookup of an 8-byte key: ip_cookie_find() in BPF
- * instructions.  In: r1 = map, r2 = key.  Out: r0 = value or NULL.
- * Clobbers r1-r5.
+/* Emit the probe of an 8-byte key.  In: r1 = map, r2 = ip.  Out: r0 =
+ * value or NULL.  Clobbers r1-r5.  Used by the inlined
+ * bpf_map_lookup_elem() and by bpf_ip_cookie_lookup().
  *
- * For a lookup in an inner map, @map is only the template the verifier
- * holds (bpf_map_meta_alloc()): everything that differs between maps is
- * loaded from r1 at run time, the multiplier from the table it belongs to.
+ * The home slot is checked first, with no bound: home < buckets <= len
+ * by construction.  Only if it holds another key is the rest of the
+ * probe sequence walked, up to home + probe <= len.  An 8-byte key is in
+ * at most one slot (a DEAD slot is only revived for its own ip), so the
+ * first slot whose ip matches answers the lookup, LIVE or DEAD.  Key 0
+ * would match an EMPTY slot, whose element may already be set by an
+ * insert in progress: it misses explicitly.
  *
- * The loop index stays below home + probe <= len; a mispredicted loop
- * exit could run it past the end of the table, so unless the map's
- * creator may bypass Spectre v1 mitigations, the index used for the load
- * is clamped as array_index_nospec() does.
+ * A mispredicted loop exit could run the index past the end of the
+ * table, so with @nospec the index used for the load is clamped without a
+ * branch: it and end are below 2^32, so (i - end) is negative exactly when
+ * i < end, and its sign bit spread over the word masks i.
+ *
+ * For a lookup in an inner map the map is only known at run time: nothing
+ * here depends on the map but what is loaded from r1.
  */
-static int ip_cookie_map_gen_lookup(struct bpf_map *map,
-				    struct bpf_insn *insn_buf)
+int bpf_ip_cookie_gen_lookup(struct bpf_insn *insn_buf, bool nospec)
 {
 	const int tbl = BPF_REG_1, ip = BPF_REG_2, i = BPF_REG_3;
 	const int end = BPF_REG_4, slot = BPF_REG_5, ret = BPF_REG_0;
 	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
 	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
-	struct bpf_insn *insn = insn_buf, *loop, *to_miss, *to_match;
-	struct bpf_insn *next, *to_next, *to_out;
+	struct bpf_insn *insn = insn_buf, *match, *loop, *to_slow, *to_out;
+	struct bpf_insn *to_out0, *to_empty, *to_miss, *to_match, *to_loop;
 
-	if (!IS_ENABLED(CONFIG_64BIT) || map->key_size != sizeof(u64))
-		return -EOPNOTSUPP;
 	BUILD_BUG_ON(sizeof(struct ip_cookie_slot) != 1 << 4);
 
-	/* i = home = (ip * tbl->mul) >> tbl->shift */
+	/* i = home = (ip * tbl->mul) >> tbl->shift; slot = &slots[i] */
 	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
 			      offsetof(struct bpf_ip_cookie, tbl));
-	*insn++ = BPF_LDX_MEM(BPF_DW, ip, BPF_REG_2, 0);
 	*insn++ = BPF_LDX_MEM(BPF_DW, i, tbl,
 			      offsetof(struct ip_cookie_table, mul));
 	*insn++ = BPF_ALU64_REG(BPF_MUL, i, ip);
 	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
 			      offsetof(struct ip_cookie_table, shift));
 	*insn++ = BPF_ALU64_REG(BPF_RSH, i, end);
-	/* end = home + tbl->probe */
-	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
-			      offsetof(struct ip_cookie_table, probe));
-	*insn++ = BPF_ALU64_REG(BPF_ADD, end, i);
-	/* loop: while (i < end) */
-	loop = insn;
-	*insn++ = BPF_JMP_REG(BPF_JGE, i, end, 0);
-	if (!map->bypass_spec_v1) {
-		/* slot = i < end ? i : 0, without a branch */
-		*insn++ = BPF_MOV64_REG(slot, end);
-		*insn++ = BPF_ALU64_IMM(BPF_ADD, slot, -1);
-		*insn++ = BPF_ALU64_REG(BPF_SUB, slot, i);
-		*insn++ = BPF_ALU64_REG(BPF_OR, slot, i);
-		*insn++ = BPF_ALU64_IMM(BPF_NEG, slot, 0);
-		*insn++ = BPF_ALU64_IMM(BPF_ARSH, slot, 63);
-		*insn++ = BPF_ALU64_REG(BPF_AND, slot, i);
-	} else {
-		*insn++ = BPF_MOV64_REG(slot, i);
-	}
+	*insn++ = BPF_MOV64_REG(slot, i);
 	*insn++ = BPF_ALU64_IMM(BPF_LSH, slot, 4);
 	*insn++ = BPF_ALU64_REG(BPF_ADD, slot, tbl);
 	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_ip);
-	/* EMPTY: miss; same ip: load the element; other ip: next */
-	to_miss = insn;
+	to_slow = insn;
+	*insn++ = BPF_JMP_REG(BPF_JNE, ret, ip, 0);
+	/* match: the element, unless the key is 0 (an EMPTY slot) */
+	match = insn;
+	to_out0 = insn;
 	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
-	to_match = insn;
-	*insn++ = BPF_JMP_REG(BPF_JEQ, ret, ip, 0);
-	next = insn;
-	*insn++ = BPF_ALU64_IMM(BPF_ADD, i, 1);
-	*insn = BPF_JMP_A(0);
-	insn->off = loop - insn - 1;
-	insn++;
-	/* match: */
-	to_match->off = insn - to_match - 1;
 	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_elem);
-	/* DEAD: next */
-	to_next = insn;
-	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
-	to_next->off = next - to_next - 1;
 	to_out = insn;
 	*insn++ = BPF_JMP_A(0);
-	/* miss: */
-	loop->off = insn - loop - 1;
+	/* slow: EMPTY home is a miss (r0 == 0 == NULL), else walk on */
+	to_slow->off = insn - to_slow - 1;
+	to_empty = insn;	/* to out, r0 == NULL */
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
+	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
+			      offsetof(struct ip_cookie_table, probe));
+	*insn++ = BPF_ALU64_REG(BPF_ADD, end, i);
+	loop = insn;
+	*insn++ = BPF_ALU64_IMM(BPF_ADD, i, 1);
+	to_miss = insn;
+	*insn++ = BPF_JMP_REG(BPF_JGE, i, end, 0);
+	if (nospec) {
+		/* slot = &slots[i < end ? i : 0] */
+		*insn++ = BPF_MOV64_REG(slot, i);
+		*insn++ = BPF_ALU64_REG(BPF_SUB, slot, end);
+		*insn++ = BPF_ALU64_IMM(BPF_ARSH, slot, 63);
+		*insn++ = BPF_ALU64_REG(BPF_AND, slot, i);
+		*insn++ = BPF_ALU64_IMM(BPF_LSH, slot, 4);
+		*insn++ = BPF_ALU64_REG(BPF_ADD, slot, tbl);
+	} else {
+		*insn++ = BPF_ALU64_IMM(BPF_ADD, slot, sizeof(struct ip_cookie_slot));
+	}
+	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_ip);
+	to_match = insn;
+	*insn++ = BPF_JMP_REG(BPF_JEQ, ret, ip, 0);
+	to_match->off = match - to_match - 1;
+	to_loop = insn;
+	*insn++ = BPF_JMP_IMM(BPF_JNE, ret, 0, 0);
+	to_loop->off = loop - to_loop - 1;
+	/* miss: (also reached with r0 == 0 from an EMPTY slot) */
 	to_miss->off = insn - to_miss - 1;
 	*insn++ = BPF_MOV64_IMM(ret, 0);
 	/* out: */
 	to_out->off = insn - to_out - 1;
+	to_out0->off = insn - to_out0 - 1;
+	to_empty->off = insn - to_empty - 1;
 	return insn - insn_buf;
+}
+
+/* Emit the lookup of a 16-byte key.  In: r1 = map, r2 = key.  Out: r0 =
+ * value or NULL.  Clobbers r1-r5.  Needs every register, so the probe
+ * walks slot pointers up to an end pointer, reloads the key's ip from
+ * the stack and compares the link ID with link_id and reserved in one
+ * 64-bit word: the element's u32 link ID (never 0) only equals it when
+ * reserved is 0.  That word's layout is little-endian's, and the walk has
+ * no clamp: callers only use this on little-endian with @nospec false.
+ * @link_off is the same for every map of a value size, so an inner map's
+ * template gives the offset of the maps it stands for.
+ */
+static int ip_cookie_gen_lookup_link(struct bpf_insn *insn_buf, u32 link_off)
+{
+	const int tbl = BPF_REG_1, key = BPF_REG_2, slot = BPF_REG_3;
+	const int end = BPF_REG_4, tmp = BPF_REG_5, ret = BPF_REG_0;
+	const int link = BPF_REG_1;	/* once tbl is no longer needed */
+	const int slot_ip = offsetof(struct ip_cookie_table, slots[0].ip);
+	const int slot_elem = offsetof(struct ip_cookie_table, slots[0].elem);
+	const int key_ip = offsetof(struct bpf_ip_cookie_key, ip);
+	const int key_link = offsetof(struct bpf_ip_cookie_key, link_id);
+	struct bpf_insn *insn = insn_buf, *loop, *next, *to_next1, *to_next2;
+	struct bpf_insn *to_out1, *to_out2, *to_loop;
+
+	BUILD_BUG_ON(offsetof(struct bpf_ip_cookie_key, reserved) !=
+		     key_link + sizeof(u32));
+
+	/* home = ((ip * mul + link_id) * mul) >> shift */
+	*insn++ = BPF_LDX_MEM(BPF_DW, tbl, BPF_REG_1,
+			      offsetof(struct bpf_ip_cookie, tbl));
+	*insn++ = BPF_LDX_MEM(BPF_DW, ret, key, key_ip);
+	*insn++ = BPF_LDX_MEM(BPF_DW, slot, tbl,
+			      offsetof(struct ip_cookie_table, mul));
+	*insn++ = BPF_ALU64_REG(BPF_MUL, ret, slot);
+	*insn++ = BPF_LDX_MEM(BPF_W, tmp, key, key_link);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, ret, tmp);
+	*insn++ = BPF_ALU64_REG(BPF_MUL, ret, slot);
+	*insn++ = BPF_LDX_MEM(BPF_H, tmp, tbl,
+			      offsetof(struct ip_cookie_table, shift));
+	*insn++ = BPF_ALU64_REG(BPF_RSH, ret, tmp);
+	/* end = &slots[home + probe], slot = &slots[home] */
+	*insn++ = BPF_LDX_MEM(BPF_H, end, tbl,
+			      offsetof(struct ip_cookie_table, probe));
+	*insn++ = BPF_ALU64_REG(BPF_ADD, end, ret);
+	*insn++ = BPF_ALU64_IMM(BPF_LSH, end, 4);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, end, tbl);
+	*insn++ = BPF_MOV64_REG(slot, ret);
+	*insn++ = BPF_ALU64_IMM(BPF_LSH, slot, 4);
+	*insn++ = BPF_ALU64_REG(BPF_ADD, slot, tbl);
+	/* link = link_id | reserved << 32 */
+	*insn++ = BPF_LDX_MEM(BPF_DW, link, key, key_link);
+	loop = insn;
+	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_ip);
+	to_out1 = insn;		/* EMPTY: r0 == NULL */
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
+	*insn++ = BPF_LDX_MEM(BPF_DW, tmp, key, key_ip);
+	to_next1 = insn;
+	*insn++ = BPF_JMP_REG(BPF_JNE, ret, tmp, 0);
+	*insn++ = BPF_LDX_MEM(BPF_DW, ret, slot, slot_elem);
+	to_next2 = insn;	/* DEAD */
+	*insn++ = BPF_JMP_IMM(BPF_JEQ, ret, 0, 0);
+	*insn++ = BPF_LDX_MEM(BPF_W, tmp, ret, link_off);
+	to_out2 = insn;
+	*insn++ = BPF_JMP_REG(BPF_JEQ, tmp, link, 0);
+	next = insn;
+	to_next1->off = next - to_next1 - 1;
+	to_next2->off = next - to_next2 - 1;
+	*insn++ = BPF_ALU64_IMM(BPF_ADD, slot, sizeof(struct ip_cookie_slot));
+	to_loop = insn;
+	*insn++ = BPF_JMP_REG(BPF_JLT, slot, end, 0);
+	to_loop->off = loop - to_loop - 1;
+	*insn++ = BPF_MOV64_IMM(ret, 0);
+	/* out: */
+	to_out1->off = insn - to_out1 - 1;
+	to_out2->off = insn - to_out2 - 1;
+	return insn - insn_buf;
+}
+
+/* Inline bpf_map_lookup_elem().  In: r1 = map, r2 = key.  Out: r0 =
+ * value or NULL.  Clobbers r1-r5.
+ *
+ * For a lookup in an inner map, @map is only the template the verifier
+ * holds (bpf_map_meta_alloc()), which never bypasses Spectre v1
+ * mitigations: the index is clamped, and 16-byte keys, whose walk has no
+ * clamp, take the call.
+ */
+static int ip_cookie_map_gen_lookup(struct bpf_map *map,
+				    struct bpf_insn *insn_buf)
+{
+	if (!IS_ENABLED(CONFIG_64BIT))
+		return -EOPNOTSUPP;
+	if (map->key_size == sizeof(struct bpf_ip_cookie_key)) {
+		if (!map->bypass_spec_v1 || IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+			return -EOPNOTSUPP;
+		return ip_cookie_gen_lookup_link(insn_buf,
+						 ip_cookie_link_off(map->value_size));
+	}
+	insn_buf[0] = BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_2, 0);
+	return 1 + bpf_ip_cookie_gen_lookup(insn_buf + 1, !map->bypass_spec_v1);
 }
 
 /* Place @elem for @k in the first EMPTY slot of its probe sequence in a
@@ -589,7 +699,7 @@ static bool ip_cookie_fill_nolock(struct bpf_ip_cookie *ic,
 		void *elem = rcu_dereference_protected(slot->elem,
 					lockdep_is_held(&ic->lock));
 
-		if (!(i % SZ_64K))
+		if (!(i % SZ_4K))
 			cond_resched();
 		if (!elem)
 			continue;
@@ -932,7 +1042,7 @@ static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 		     i++) {
 			struct ip_cookie_slot *slot = &tbl->slots[i];
 
-			if (!(i % SZ_64K))
+			if (!(i % SZ_4K))
 				cond_resched();
 			if (!rcu_access_pointer(slot->elem) ||
 			    !ip_cookie_in_text(slot->ip, mod, init_only))
@@ -1160,11 +1270,15 @@ static int ip_cookie_update_chunk_nolock(struct bpf_ip_cookie *ic,
 			return err;
 	}
 
+	/* An allocation each: reschedule between them, as
+	 * generic_map_update_batch() does.
+	 */
 	for (; *done < nr; (*done)++, buf += stride) {
 		err = ip_cookie_update_nolock(ic, buf, buf + key_size,
 					      BPF_ANY);
 		if (err)
 			return err;
+		cond_resched();
 	}
 	return 0;
 }
@@ -1405,7 +1519,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	/* Element: value, padded to 8 bytes, then the link ID if keyed by
 	 * link.  The value comes first so a lookup returns the element.
 	 */
-	ic->link_off = round_up(attr->value_size, 8);
+	ic->link_off = ip_cookie_link_off(attr->value_size);
 	ic->elem_size = ic->link_off;
 	if (attr->key_size == sizeof(struct bpf_ip_cookie_key))
 		ic->elem_size += sizeof(u64);
@@ -1431,9 +1545,12 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	cancel_work_sync(&ic->reclaim);
 	ip_cookie_dfl_free(ic->dfl);
 	tbl = rcu_dereference_protected(ic->tbl, true);
+	/* A debug kernel (KASAN, kmemleak) takes tens of microseconds
+	 * per kfree() under emulation: resched often enough for that.
+	 */
 	for (i = 0; i < tbl->len; i++) {
 		kfree(rcu_dereference_protected(tbl->slots[i].elem, true));
-		if (!(i % SZ_64K))
+		if (!(i % SZ_1K))
 			cond_resched();
 	}
 	kvfree(tbl);
@@ -1530,3 +1647,45 @@ const struct bpf_map_ops ip_cookie_map_ops = {
 	.map_mem_usage = ip_cookie_map_mem_usage,
 	.map_btf_id = &ip_cookie_map_btf_ids[0],
 };
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_ip_cookie_lookup() - Look up a function's entry in an IP_COOKIE map
+ * @map__map: an IP_COOKIE map with 8-byte keys
+ * @ip: the key, by value: usually bpf_get_func_ip()
+ *
+ * bpf_map_lookup_elem() without the key on the stack.  The verifier
+ * checks the map and gives the result the type of the map's values (so
+ * it is not a plain kfunc and needs the verifier's support), and inlines
+ * the call as bpf_ip_cookie_gen_lookup(); this body serves the
+ * interpreter and programs that take the call instead.  Called under
+ * rcu_read_lock() or rcu_read_lock_trace(), from any program context.
+ *
+ * Return: the value of @ip, or NULL.
+ */
+__bpf_kfunc void *bpf_ip_cookie_lookup(void *map__map, u64 ip)
+{
+	struct bpf_ip_cookie_key k = { .ip = ip };
+
+	return ip_cookie_find(to_ip_cookie(map__map), &k);
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(ip_cookie_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_ip_cookie_lookup, KF_RET_NULL)
+BTF_KFUNCS_END(ip_cookie_kfunc_ids)
+
+static const struct btf_kfunc_id_set ip_cookie_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &ip_cookie_kfunc_ids,
+};
+
+/* Every program type that can use a map can use the kfunc. */
+static int __init ip_cookie_kfunc_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_UNSPEC,
+					 &ip_cookie_kfunc_set);
+}
+late_initcall(ip_cookie_kfunc_init);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-native: time, on the host CPU, the data-structure part of three
- * ways a tracing program finds per-function data from its function's
- * address (kprobe.multi cookie, BPF_MAP_TYPE_IP_COOKIE, BPF_MAP_TYPE_HASH),
- * with the kernel's own layouts and lookup code (see models.c).
+ * bench-native: time, on the host CPU, the data-structure part of four
+ * ways to find per-function data from a function's address (kprobe.multi
+ * cookie, BPF_MAP_TYPE_IP_COOKIE, BPF_MAP_TYPE_HASH, and rhashtable, which
+ * tracing programs cannot use as BPF_MAP_TYPE_RHASH), with the kernel's
+ * own layouts and lookup code (see models.c).
  *
  * It models data structures, not the kernel path: there is no BPF
  * program, no helper dispatch, no fprobe or trampoline, no mitigations.
  *
- * For each N it builds the three structures with the same N keys, checks
+ * For each N it builds the four structures with the same N keys, checks
  * that every path finds every key's value and no absent key, then times
  * two access patterns: "hot", one key over and over, and "cold", every
  * key in a shuffled order (a new shuffle per pass over the keys), each in
@@ -429,7 +430,7 @@ static long anon_huge_kb(void)
 static void bench_n(uint32_t n, uint32_t lookups, int rounds, uint32_t ncpus)
 {
 	uint32_t i, j, cold_len, nr_absent = n < 1024 ? n + 2 : 1026;
-	uint32_t hot, hot_disp, hot_pos, hot_cmp;
+	uint32_t hot, hot_disp, hot_pos, hot_rpos, hot_cmp;
 	uint64_t *keys, *vals, *absent;
 	struct bn_probe *seq;
 	struct bn_shape shape;
@@ -471,19 +472,21 @@ static void bench_n(uint32_t n, uint32_t lookups, int rounds, uint32_t ncpus)
 			n, (unsigned long long)bad);
 		exit(1);
 	}
-	printf("shape N=%u ic_buckets=%u ic_len=%u ic_probe=%u ic_load=%.3f ic_mean_disp=%.3f ic_max_disp=%u ic_gen_insns=%u ht_buckets=%u ht_elem_size=%u ht_mean_pos=%.3f ht_max_chain=%u bs_mean_cmp=%.2f checked=%u+%u thp_kb=%ld\n",
+	printf("shape N=%u ic_buckets=%u ic_len=%u ic_probe=%u ic_load=%.3f ic_mean_disp=%.3f ic_max_disp=%u ic_gen_insns=%u ht_buckets=%u ht_elem_size=%u ht_mean_pos=%.3f ht_max_chain=%u rht_buckets=%u rht_load=%.3f rht_elem_size=%u rht_mean_pos=%.3f rht_max_chain=%u bs_mean_cmp=%.2f checked=%u+%u thp_kb=%ld\n",
 	       n, shape.ic_buckets, shape.ic_len, shape.ic_probe,
 	       (double)n / shape.ic_buckets, (double)shape.ic_disp_sum / n,
 	       shape.ic_max_disp, shape.ic_gen_insns, shape.ht_buckets,
 	       shape.ht_elem_size, (double)shape.ht_pos_sum / n,
-	       shape.ht_max_chain, (double)shape.bs_cmp_sum / n, n, nr_absent,
-	       anon_huge_kb());
+	       shape.ht_max_chain, shape.rht_buckets,
+	       (double)n / shape.rht_buckets, shape.rht_elem_size,
+	       (double)shape.rht_pos_sum / n, shape.rht_max_chain,
+	       (double)shape.bs_cmp_sum / n, n, nr_absent, anon_huge_kb());
 
 	/* hot: one key, a random one, over and over */
 	hot = rand_below(n);
-	bn_key_info(keys[hot], &hot_disp, &hot_pos, &hot_cmp);
-	printf("hotkey N=%u index=%u ic_disp=%u ht_pos=%u bs_cmp=%u\n",
-	       n, hot, hot_disp, hot_pos, hot_cmp);
+	bn_key_info(keys[hot], &hot_disp, &hot_pos, &hot_rpos, &hot_cmp);
+	printf("hotkey N=%u index=%u ic_disp=%u ht_pos=%u rht_pos=%u bs_cmp=%u\n",
+	       n, hot, hot_disp, hot_pos, hot_rpos, hot_cmp);
 	for (i = 0; i < HOT_LEN; i++) {
 		seq[i].key = keys[hot];
 		seq[i].want = vals[hot];
@@ -600,7 +603,7 @@ int main(int argc, char **argv)
 	}
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 
-	printf("# bench-native: a native model of the data structures behind three lookup paths;\n");
+	printf("# bench-native: a native model of the data structures behind four lookup paths;\n");
 	printf("# not the kernel path (no BPF program, helper dispatch, fprobe, trampoline or mitigations)\n");
 	print_file_line("cpu", "/proc/cpuinfo", "model name");
 	printf("# pinned to cpu %d of %u (sched_setaffinity)\n", cpu, ncpus);

@@ -26,10 +26,14 @@ struct bn_shape {
 	uint32_t ht_elem_size;
 	uint64_t ht_pos_sum;	/* elements walked to each key, summed */
 	uint32_t ht_max_chain;
+	uint32_t rht_buckets;	/* rhashtable: size of its bucket_table */
+	uint32_t rht_elem_size;
+	uint64_t rht_pos_sum;	/* elements walked to each key, summed */
+	uint32_t rht_max_chain;
 	uint64_t bs_cmp_sum;	/* kprobe.multi: comparator calls, summed */
 };
 
-/* Build the three structures for @n keys.  @keys must be sorted; key i
+/* Build the four structures for @n keys.  @keys must be sorted; key i
  * maps to @vals[i]; @order is the order the keys are inserted in.
  * @ncpus is num_possible_cpus() of the modelled machine.  Returns 0 or
  * a negative error from the kernel code.
@@ -44,11 +48,11 @@ uint64_t bn_check(const uint64_t *keys, const uint64_t *vals, uint32_t n,
 		  const uint64_t *absent, uint32_t nr_absent,
 		  struct bn_shape *shape);
 /* Where one key sits: slots past its home in the IP_COOKIE index,
- * position in its HASH bucket (1 = first), comparator calls bsearch()
- * makes to find it.
+ * position in its HASH and its rhashtable bucket (1 = first), comparator
+ * calls bsearch() makes to find it.
  */
 void bn_key_info(uint64_t key, uint32_t *ic_disp, uint32_t *ht_pos,
-		 uint32_t *bs_cmp);
+		 uint32_t *rht_pos, uint32_t *bs_cmp);
 void bn_destroy(void);
 
 /* A timed path: @reps passes over @seq, returns the wrong answers.

@@ -2,8 +2,9 @@
 /*
  * Just enough of the kernel's types and macros, as an x86-64 build sees
  * them, to compile in user space and unchanged kernel/bpf/ip_cookie.c,
- * lib/bsearch.c, lib/sort.c, the real headers
- * include/linux/{hash,jhash,bsearch,sort,list_nulls,rculist_nulls}.h and
+ * lib/bsearch.c, lib/sort.c, lib/rhashtable.c, the real headers
+ * include/linux/{hash,jhash,bsearch,sort,list_nulls,rculist_nulls}.h,
+ * include/linux/rhashtable{,-types}.h and
  * kernel/bpf/{percpu_freelist,bpf_lru_list}.h, and the definitions
  * bench-native.sh extracts from kernel/bpf/hashtab.c,
  * kernel/trace/bpf_trace.c, include/linux/bpf.h and lib/string.c.
@@ -41,6 +42,10 @@ typedef void (*swap_r_func_t)(void *a, void *b, int size, const void *priv);
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
+/* Objects that call memcmp() rename it kernel_memcmp(): lib/string.c's,
+ * out of line as in the kernel (arch/x86/include/asm/string_64.h).
+ */
+int memcmp(const void *cs, const void *ct, size_t count);
 void *malloc(size_t size);
 void free(void *ptr);
 
@@ -60,6 +65,11 @@ void free(void *ptr);
 #define __percpu
 #define __force
 #define __iomem
+#define __acquires(x)
+#define __releases(x)
+#define __acquire(x)		(void)0
+#define __release(x)		(void)0
+#define _THIS_IP_		({ __label__ __here; __here: (unsigned long)&&__here; })
 #define L1_CACHE_BYTES		64
 #define SMP_CACHE_BYTES		L1_CACHE_BYTES
 #define ____cacheline_aligned	__aligned(SMP_CACHE_BYTES)
@@ -75,6 +85,7 @@ void free(void *ptr);
 #define ___is_defined(val)		____is_defined(__ARG_PLACEHOLDER_##val)
 #define IS_ENABLED(option)		___is_defined(option)
 #define EXPORT_SYMBOL(sym)
+#define EXPORT_SYMBOL_GPL(sym)
 #define NOKPROBE_SYMBOL(sym)
 #define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 
@@ -87,6 +98,7 @@ void shim_warn(const char *file, int line) __attribute__((__noreturn__));
 #define WARN_ON_ONCE(cond)						\
 	({ bool __c = !!(cond); if (unlikely(__c)) shim_warn(__FILE__, __LINE__); __c; })
 #define WARN_ON(cond)		WARN_ON_ONCE(cond)
+#define BUG_ON(cond)		((void)WARN_ON_ONCE(cond))
 
 /* kernel.h, minmax.h, math.h, bits.h, sizes.h, overflow.h */
 #define container_of(ptr, type, member)					\
@@ -106,6 +118,11 @@ void shim_warn(const char *file, int line) __attribute__((__noreturn__));
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {
 	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
+}
+
+static inline unsigned long rounddown_pow_of_two(unsigned long n)
+{
+	return 1UL << ilog2(n);
 }
 
 /* bitops.h */
@@ -139,13 +156,17 @@ static inline size_t size_add(size_t a, size_t b)
 static inline void *ERR_PTR(long err) { return (void *)err; }
 static inline long PTR_ERR(const void *p) { return (long)p; }
 static inline bool IS_ERR(const void *p) { return IS_ERR_VALUE(p); }
+static inline bool IS_ERR_OR_NULL(const void *p) { return !p || IS_ERR_VALUE(p); }
+static inline void *ERR_CAST(const void *p) { return (void *)p; }
 
 /* errno-base.h, errno.h (the UAPI values) */
 #define EPERM		1
 #define ENOENT		2
 #define E2BIG		7
+#define EAGAIN		11
 #define ENOMEM		12
 #define EFAULT		14
+#define EBUSY		16
 #define EEXIST		17
 #define EINVAL		22
 #define ENOSPC		28
@@ -168,6 +189,38 @@ typedef struct { int counter; } atomic_t;
 #define LIST_POISON1		((void *)0x100)
 #define LIST_POISON2		((void *)0x122)
 
+/* list.h, for lib/rhashtable.c's walker lists (the writer side) */
+#define INIT_LIST_HEAD(l)	((l)->next = (l)->prev = (l))
+#define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
+
+static inline void list_add(struct list_head *new, struct list_head *head)
+{
+	new->next = head->next;
+	new->prev = head;
+	head->next->prev = new;
+	head->next = new;
+}
+
+static inline void list_del(struct list_head *entry)
+{
+	entry->prev->next = entry->next;
+	entry->next->prev = entry->prev;
+	entry->next = LIST_POISON1;
+	entry->prev = LIST_POISON2;
+}
+
+/* atomic.h, cmpxchg.h, barrier.h (x86: smp_rmb() is a compiler barrier) */
+#define atomic_read(v)		READ_ONCE((v)->counter)
+#define atomic_set(v, i)	WRITE_ONCE((v)->counter, (i))
+#define atomic_inc(v)		__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_SEQ_CST)
+#define atomic_dec(v)		__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_SEQ_CST)
+#define cmpxchg(ptr, old, new)	__sync_val_compare_and_swap(ptr, old, new)
+#define smp_rmb()		barrier()
+
 /*
  * nospec.h: array_index_nospec() with x86's array_index_mask_nospec() of
  * arch/x86/include/asm/barrier.h (cmp + sbb, in the width of index + size),
@@ -189,6 +242,7 @@ typedef struct { int counter; } atomic_t;
 /* spinlock, mutex, lockdep: the writer side is single-threaded here */
 typedef struct { u32 val; } arch_spinlock_t;	/* qspinlock, no debug */
 typedef struct { arch_spinlock_t raw_lock; } raw_spinlock_t;
+typedef struct { raw_spinlock_t rlock; } spinlock_t;
 struct mutex { long owner; };
 struct lock_class_key { char dummy; };
 #define mutex_init(m)		((void)(m))
@@ -199,7 +253,38 @@ struct lock_class_key { char dummy; };
 #define lockdep_assert_held(l)	((void)(l))
 #define lockdep_set_class(l, k)	do { } while (0)
 #define raw_spin_lock_init(l)	((l)->raw_lock.val = 0)
+#define spin_lock_init(l)	((l)->rlock.raw_lock.val = 0)
+#define spin_lock(l)		((void)(l))
+#define spin_unlock(l)		((void)(l))
 #define cond_resched()		do { } while (0)
+#define preempt_disable()	barrier()
+#define preempt_enable()	barrier()
+#define local_irq_save(flags)	((flags) = 0)
+#define local_irq_restore(flags) ((void)(flags))
+/* lockdep_types.h without CONFIG_LOCKDEP: an empty struct, no-op hooks */
+struct lockdep_map { };
+#define SINGLE_DEPTH_NESTING			1
+#define lockdep_init_map(m, n, k, s)		((void)(m), (void)(k))
+#define lock_map_acquire(m)			((void)(m))
+#define lock_map_release(m)			((void)(m))
+#define lock_acquire_exclusive(m, s, t, n, i)	((void)(m))
+
+/*
+ * bit_spinlock.h: rhashtable's writers lock a bucket by setting BIT(0) of
+ * its pointer, which readers mask off, so the bit is really set and
+ * cleared.  One thread: a bit already set is a lock never released.
+ */
+static inline void bit_spin_lock(int bitnum, unsigned long *addr)
+{
+	WARN_ON_ONCE(*addr & (1UL << bitnum));
+	*addr |= 1UL << bitnum;
+}
+
+static inline void bit_spin_unlock(int bitnum, unsigned long *addr)
+{
+	WARN_ON_ONCE(!(*addr & (1UL << bitnum)));
+	*addr &= ~(1UL << bitnum);
+}
 
 /* rcupdate.h: one thread, so a callback can run at once */
 struct rcu_head {
@@ -223,6 +308,10 @@ typedef void (*rcu_callback_t)(struct rcu_head *head);
 #define rcu_dereference_protected(p, c)	(p)
 #define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, v)
+#define rcu_access_pointer(p)		READ_ONCE(p)
+#define rcu_head_init(head)		((head)->func = NULL)
+/* call_rcu() runs the callback at once: no head is ever pending */
+#define rcu_head_after_call_rcu(head, f) ((void)(head), (void)(f), false)
 
 /* Memory: see bench-native.c for the allocator model. */
 #define PAGE_SHIFT		12
@@ -234,8 +323,11 @@ typedef void (*rcu_callback_t)(struct rcu_head *head);
 #define __GFP_NOWARN		0x4u
 #define __GFP_RETRY_MAYFAIL	0x8u
 #define __GFP_ZERO		0x10u
+#define GFP_ATOMIC		0x20u
+#define __GFP_NOFAIL		0x40u
 #define NUMA_NO_NODE		(-1)
 typedef unsigned int gfp_t;
+#define gfpflags_allow_blocking(gfp)	(!!((gfp) & (GFP_KERNEL | GFP_USER)))
 
 size_t kmalloc_size_roundup(size_t size);
 void *shim_kmalloc(size_t size);	/* an object of a kmalloc slab */
@@ -244,6 +336,15 @@ void *shim_kvmalloc(size_t size);	/* kvmalloc() */
 void kvfree(const void *ptr);
 #define kfree(p)			kvfree(p)
 #define kvmalloc(size, gfp)		shim_kvmalloc(size)
+/* alloc_tag.h without CONFIG_MEM_ALLOC_PROFILING; slab.h's _noprof calls
+ * (every allocation is zeroed: fresh memory, see bench-native.c)
+ */
+#define alloc_hooks(do_alloc)			(do_alloc)
+#define alloc_hooks_tag(tag, do_alloc)		(do_alloc)
+#define alloc_tag_record(p)			do { } while (0)
+#define kmalloc_noprof(size, gfp)		((void)(gfp), shim_kmalloc(size))
+#define kvmalloc_node_noprof(size, gfp, node)	\
+	((void)(gfp), (void)(node), shim_kvmalloc(size))
 
 /* uaccess.h: "user" memory is the bench's own */
 #define u64_to_user_ptr(x)		((void *)(uintptr_t)(x))
@@ -279,12 +380,48 @@ struct bpf_mem_cache;
 struct bpf_mem_caches;
 struct bpf_link { void *opaque[8]; };
 struct fprobe { void *opaque[16]; };
-struct work_struct { void *opaque[4]; };
-/* workqueue.h: deferred frees wait for the map's free, which frees them */
+struct work_struct;
+typedef void (*work_func_t)(struct work_struct *work);
+struct work_struct {
+	work_func_t func;
+	struct work_struct *shim_next;	/* on shim_work_list */
+	bool shim_pending;
+	void *opaque[1];
+};
+/*
+ * workqueue.h.  IP_COOKIE's deferred frees (queue_work()) wait for the
+ * map's free, which frees them.  schedule_work() (rhashtable's resize
+ * worker) queues the work on shim_work_list; the model runs the list,
+ * in process context as a worker would, between the writes it makes.
+ */
+extern struct work_struct *shim_work_list;
+void shim_run_work(void);
 #define system_unbound_wq		NULL
-#define INIT_WORK(w, f)			((void)(w), (void)(f))
+#define INIT_WORK(w, f)			((w)->func = (f), (w)->shim_pending = false)
 #define queue_work(wq, w)		((void)(wq), (void)(w))
-#define cancel_work_sync(w)		((void)(w))
+
+static inline bool schedule_work(struct work_struct *work)
+{
+	if (work->shim_pending)
+		return false;
+	work->shim_pending = true;
+	work->shim_next = shim_work_list;
+	shim_work_list = work;
+	return true;
+}
+
+static inline bool cancel_work_sync(struct work_struct *work)
+{
+	struct work_struct **pw;
+
+	if (!work->shim_pending)
+		return false;
+	for (pw = &shim_work_list; *pw != work; pw = &(*pw)->shim_next)
+		;
+	*pw = work->shim_next;
+	work->shim_pending = false;
+	return true;
+}
 struct percpu_counter { s64 count; void *opaque[3]; };
 struct bpf_mem_alloc {
 	struct bpf_mem_caches __percpu *caches;
@@ -352,6 +489,28 @@ struct bpf_map_ops {
 
 #define BTF_ID_LIST_SINGLE(name, prefix, typename) \
 	static u32 __maybe_unused name[1];
+
+/* The kfunc's registration: compiled, never run. */
+#define __bpf_kfunc
+#define __bpf_kfunc_start_defs()
+#define __bpf_kfunc_end_defs()
+#define KF_RET_NULL	(1 << 1)
+#define BTF_KFUNCS_START(name)	static u32 __maybe_unused name[1];
+#define BTF_ID_FLAGS(prefix, name, ...)
+#define BTF_KFUNCS_END(name)
+#define THIS_MODULE	((struct module *)NULL)
+#define __init
+#define late_initcall(fn)	static int (*__maybe_unused fn##_ptr)(void) = fn
+struct btf_kfunc_id_set {
+	struct module *owner;
+	void *set;
+};
+
+static inline int register_btf_kfunc_id_set(int prog_type,
+					    const struct btf_kfunc_id_set *s)
+{
+	return 0;
+}
 
 static inline void bpf_map_init_from_attr(struct bpf_map *map,
 					  union bpf_attr *attr)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data-structure side of three lookup paths, compiled from the
+ * The data-structure side of four lookup paths, compiled from the
  * kernel's own source wherever that works without changing it.
  *
  * kprobe.multi cookie
@@ -29,6 +29,22 @@
  *	line: the key size is only known at run time).  The table is built
  *	by htab_build(), a mirror of the allocation and insert code.
  *
+ * rhashtable
+ *	The structure behind BPF_MAP_TYPE_RHASH (bpf-next, 2026) and
+ *	fprobe's IP table (2025), which tracing programs cannot use as a map
+ *	(RHASH refuses them), so this model is the comparison.  The lookup is
+ *	rhashtable_lookup() of the real include/linux/rhashtable.h with the
+ *	parameters of a u64-keyed table as compile-time constants (key_len 8,
+ *	so rhashtable's default hash, jhash2() of two words; head_offset,
+ *	key_offset, automatic_shrinking): rht_key_hashfn(), the bucket_table,
+ *	the bucket's lock bit masked off, the nulls-marker chain walk and
+ *	rhashtable_compare(), whose memcmp() of ht->p.key_len bytes is
+ *	lib/string.c's, out of line, as in the kernel.  The table is made by
+ *	lib/rhashtable.c, compiled whole: rhashtable_init() (64 buckets), then
+ *	one rhashtable_lookup_insert_fast() per key, and its resize worker,
+ *	run between inserts, grows it x2 whenever an insert takes it over 75%
+ *	load, rehashing with its own code.
+ *
  * A model of the data structures, not of the kernel path: no BPF program,
  * helper dispatch, fprobe or trampoline, and none of the kernel's
  * mitigations (retpolines, return thunks, IBT) on calls and returns.
@@ -50,6 +66,7 @@ int kernel_memcmp(const void *cs, const void *ct, size_t count);
 #include <linux/bsearch.h>
 #include <linux/jhash.h>
 #include <linux/rculist_nulls.h>
+#include <linux/rhashtable.h>
 #include <linux/sort.h>
 #include <tree/kernel/bpf/bpf_lru_list.h>
 #include <tree/kernel/bpf/percpu_freelist.h>
@@ -65,10 +82,24 @@ int kernel_memcmp(const void *cs, const void *ct, size_t count);
 #define noipa __attribute__((__noipa__))
 
 struct task_struct shim_task;
+struct work_struct *shim_work_list;
+
+/* The worker thread of kshim.h's schedule_work(): run what is queued. */
+void shim_run_work(void)
+{
+	struct work_struct *work;
+
+	while ((work = shim_work_list)) {
+		shim_work_list = work->shim_next;
+		work->shim_pending = false;
+		work->func(work);
+	}
+}
 
 static struct bpf_map *ic_map;
 static struct bpf_map *ic_dead_map;	/* for check_dead(), then freed */
 static struct bpf_htab *htab;
+static struct rhashtable *rht;
 static struct bpf_kprobe_multi_link *kp_link;
 static struct bpf_kprobe_multi_run_ctx kp_ctx;
 
@@ -178,28 +209,30 @@ static noipa void *ic_call(struct bpf_map *map, void *key)
 /*
  * ip_cookie_map_gen_lookup() in C: the instructions it emits for an 8-byte
  * key of a map whose creator may bypass Spectre v1 mitigations (a root
- * tracer, bpf_bypass_spec_v1()), so without the index clamp.  Like the
- * instructions it reloads ic->tbl on every lookup.  bn_check() runs the
- * emitted instructions on every key and compares.
+ * tracer, bpf_bypass_spec_v1()), so without the index clamp: the home
+ * slot first, then the rest of the probe; the first slot with the ip
+ * answers, LIVE or DEAD.  Like the instructions it reloads ic->tbl on
+ * every lookup.  bn_check() runs the emitted instructions on every key
+ * and compares.
  */
 static __always_inline void *ic_inline(struct bpf_map *map, const u64 *key)
 {
 	const struct ip_cookie_table *tbl = READ_ONCE(to_ip_cookie(map)->tbl);
 	u64 ip = *key;
 	u64 i = (ip * tbl->mul) >> tbl->shift;
-	u64 end = i + tbl->probe;
+	const struct ip_cookie_slot *slot = &tbl->slots[i];
+	u64 end;
 
-	for (; i < end; i++) {
-		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		void *elem;
-
+	if (slot->ip == ip)
+		return ip ? slot->elem : NULL;
+	if (!slot->ip)
+		return NULL;
+	for (end = i + tbl->probe; ++i < end;) {
+		slot++;
+		if (slot->ip == ip)
+			return ip ? slot->elem : NULL;
 		if (!slot->ip)
 			break;
-		if (slot->ip != ip)
-			continue;
-		elem = slot->elem;
-		if (elem)
-			return elem;
 	}
 	return NULL;
 }
@@ -300,6 +333,14 @@ static bool gen_run(const struct bpf_insn *prog, int cnt, struct bpf_map *map,
 			if (*dst >= src)
 				pc += in->off;
 			break;
+		case BPF_JNE:
+			if (*dst != src)
+				pc += in->off;
+			break;
+		case BPF_JLT:
+			if (*dst < src)
+				pc += in->off;
+			break;
 		default:
 			return false;
 		}
@@ -398,6 +439,91 @@ static noipa struct htab_elem *ht_call(struct bpf_map *map, void *key)
 
 #define HT_VALUE_OFF	(offsetof(struct htab_elem, key) + round_up(sizeof(u64), 8))
 
+/* ---- rhashtable ---- */
+
+/*
+ * An element of a table of u64 keys and values: its rhash_head, the key,
+ * the value; 24 bytes, a kmalloc-32 object.
+ */
+struct rht_elem {
+	struct rhash_head node;
+	u64 key;
+	u64 value;
+};
+
+/* What a u64-keyed table passes to rhashtable_init() and, as constants,
+ * to every lookup and insert: no hashfn, so jhash2() (key_len % 4 == 0).
+ */
+static const struct rhashtable_params rht_params = {
+	.key_len = sizeof(u64),
+	.key_offset = offsetof(struct rht_elem, key),
+	.head_offset = offsetof(struct rht_elem, node),
+	.automatic_shrinking = true,
+};
+
+/*
+ * The table lib/rhashtable.c should end at after @n inserts: it starts at
+ * HASH_DEFAULT_SIZE buckets (no nelem_hint) and its worker doubles it
+ * whenever rht_grow_above_75().  bench-native.sh checks both are unchanged.
+ */
+static u32 rht_expected_size(u32 n)
+{
+	u32 size = 64;
+
+	while (n > size / 4 * 3)
+		size *= 2;
+	return size;
+}
+
+/*
+ * rhashtable_init() on a zeroed struct rhashtable (it sits in a map
+ * struct), then for each key in @order a new element from kmalloc() and
+ * rhashtable_lookup_insert_fast(), and whatever work the insert scheduled
+ * (the resize) before the next one, as a worker keeping up would.
+ */
+static int rht_build(const u64 *keys, const u64 *vals, const u32 *order,
+		     u32 n)
+{
+	const struct bucket_table *tbl;
+	u32 i;
+	int err;
+
+	rht = bpf_map_area_alloc(sizeof(*rht), NUMA_NO_NODE);
+	if (!rht)
+		return -ENOMEM;
+	err = rhashtable_init(rht, &rht_params);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		struct rht_elem *e = shim_kmalloc(sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		e->key = keys[order[i]];
+		e->value = vals[order[i]];
+		err = rhashtable_lookup_insert_fast(rht, &e->node, rht_params);
+		if (err)
+			return err;
+		shim_run_work();
+	}
+	/* One flat table, no rehash under way, the size growth gives. */
+	tbl = rht->tbl;
+	if (tbl->nest || tbl->future_tbl || shim_work_list ||
+	    atomic_read(&rht->nelems) != (int)n ||
+	    tbl->size != rht_expected_size(n))
+		return -EINVAL;
+	return 0;
+}
+
+/* A map's lookup op for such a table: rhashtable_lookup() (the program
+ * holds the RCU read lock).  The caller reads the value at
+ * offsetof(struct rht_elem, value).
+ */
+static noipa struct rht_elem *rht_call(struct rhashtable *ht, const void *key)
+{
+	return rhashtable_lookup(ht, key, rht_params);
+}
+
 /* ---- the timed loops: the same harness around each lookup ---- */
 
 /*
@@ -435,6 +561,14 @@ static __always_inline bool lk_hash(u64 *key, const struct bn_probe *p,
 	struct htab_elem *l = ht_call(&htab->map, key);
 
 	return l ? (*val = *(u64 *)((char *)l + HT_VALUE_OFF), true) : false;
+}
+
+static __always_inline bool lk_rhashtable(u64 *key, const struct bn_probe *p,
+					  u64 *val)
+{
+	const struct rht_elem *e = rht_call(rht, key);
+
+	return e ? (*val = e->value, true) : false;
 }
 
 /* The harness alone: an empty call that "finds" the value it must. */
@@ -488,6 +622,7 @@ BN_RUN(kprobe)
 BN_RUN(ic_call)
 BN_RUN(ic_inline)
 BN_RUN(hash)
+BN_RUN(rhashtable)
 BN_RUN(loop)
 
 const struct bn_path bn_paths[] = {
@@ -499,6 +634,8 @@ const struct bn_path bn_paths[] = {
 	  run_ic_inline, run_ic_inline_chained },
 	{ "hash", "HASH: __htab_map_lookup_elem() called as htab_map_gen_lookup() emits",
 	  run_hash, run_hash_chained },
+	{ "rhashtable", "rhashtable: a call of rhashtable_lookup() with a u64 table's constant params (jhash2, nulls-marker chain walk, memcmp())",
+	  run_rhashtable, run_rhashtable_chained },
 	{ "loop", "harness only: the same loop and check around an empty call",
 	  run_loop, run_loop_chained },
 };
@@ -518,6 +655,8 @@ int bn_build(const uint64_t *keys, const uint64_t *vals, const uint32_t *order,
 	if (!err)
 		err = htab_build(keys, vals, order, n, ncpus);
 	if (!err)
+		err = rht_build(keys, vals, order, n);
+	if (!err)
 		err = ic_build(keys, vals, order, n, &ic_dead_map);
 	return err;
 }
@@ -534,6 +673,7 @@ static void shape_of(uint32_t n, struct bn_shape *s)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(ic_map);
 	const struct ip_cookie_table *tbl = ic->tbl;
+	const struct bucket_table *tbl_r;
 	struct bpf_ip_cookie_key k = {};
 	u64 disp = 0, pos = 0;
 	u32 i;
@@ -570,6 +710,21 @@ static void shape_of(uint32_t n, struct bn_shape *s)
 	}
 	s->ht_pos_sum = pos;
 
+	tbl_r = rht->tbl;
+	s->rht_buckets = tbl_r->size;
+	s->rht_elem_size = sizeof(struct rht_elem);
+	s->rht_max_chain = 0;
+	pos = 0;
+	for (i = 0; i < tbl_r->size; i++) {
+		struct rhash_head *he;
+		u32 len = 0;
+
+		rht_for_each_rcu(he, tbl_r, i)
+			pos += ++len;
+		s->rht_max_chain = max(s->rht_max_chain, len);
+	}
+	s->rht_pos_sum = pos;
+
 	bs_calls = 0;
 	for (i = 0; i < n; i++)
 		bsearch(&kp_link->addrs[i], kp_link->addrs, n,
@@ -578,14 +733,16 @@ static void shape_of(uint32_t n, struct bn_shape *s)
 }
 
 void bn_key_info(uint64_t key, uint32_t *ic_disp, uint32_t *ht_pos,
-		 uint32_t *bs_cmp)
+		 uint32_t *rht_pos, uint32_t *bs_cmp)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(ic_map);
 	const struct ip_cookie_table *tbl = ic->tbl;
 	struct bpf_ip_cookie_key k = { .ip = key };
+	struct bucket_table *tbl_r = rht->tbl;
 	struct hlist_nulls_node *node;
 	u32 i, end, hash, pos = 0;
 	struct htab_elem *l;
+	struct rhash_head *he;
 
 	*ic_disp = ~0U;
 	for (i = ip_cookie_probe(ic, tbl, &k, &end); i < end; i++)
@@ -605,6 +762,17 @@ void bn_key_info(uint64_t key, uint32_t *ic_disp, uint32_t *ht_pos,
 		}
 	}
 
+	*rht_pos = 0;
+	pos = 0;
+	hash = rht_key_hashfn(rht, tbl_r, &key, rht_params);
+	rht_for_each_rcu(he, tbl_r, hash) {
+		pos++;
+		if (container_of(he, struct rht_elem, node)->key == key) {
+			*rht_pos = pos;
+			break;
+		}
+	}
+
 	bs_calls = 0;
 	bsearch(&key, kp_link->addrs, kp_link->cnt, sizeof(*kp_link->addrs),
 		bs_count_cmp);
@@ -614,9 +782,12 @@ void bn_key_info(uint64_t key, uint32_t *ic_disp, uint32_t *ht_pos,
 /* Every path must find every key's value and nothing for an absent key. */
 static u64 check_one(const struct bpf_insn *prog, int cnt, u64 key, u64 want)
 {
+	const struct bucket_table *tbl_r;
 	void *call, *inl;
 	struct htab_elem *l;
+	struct rht_elem *e;
 	u64 bad = 0, gen;
+	u32 hash;
 
 	kp_ctx.entry_ip = key;
 	bad += kp_helper() != want;
@@ -633,6 +804,18 @@ static u64 check_one(const struct bpf_insn *prog, int cnt, u64 key, u64 want)
 	if (l)
 		bad += htab_map_lookup_elem(&htab->map, &key) !=
 		       (char *)l + HT_VALUE_OFF;
+
+	e = rht_call(rht, &key);
+	bad += e != rhashtable_lookup_fast(rht, &key, rht_params);
+	bad += want ? !e || e->key != key || e->value != want : !!e;
+	/* The constant params hash as rhashtable_init() set ht->p up to
+	 * (what lib/rhashtable.c's own paths call): jhash2() of two words.
+	 */
+	tbl_r = rht->tbl;
+	hash = jhash2((const u32 *)&key, 2, tbl_r->hash_rnd);
+	bad += rht_key_hashfn(rht, tbl_r, &key, rht_params) !=
+	       rht_bucket_index(tbl_r, hash);
+	bad += rht->p.hashfn(&key, rht->key_len, tbl_r->hash_rnd) != hash;
 	return bad;
 }
 
@@ -711,6 +894,12 @@ void bn_destroy(void)
 		kvfree(htab);
 	}
 	htab = NULL;
+	/* The elements are kmalloc() objects, freed with the arena. */
+	if (rht) {
+		rhashtable_destroy(rht);
+		kvfree(rht);
+	}
+	rht = NULL;
 	if (kp_link) {
 		kvfree(kp_link->addrs);
 		kvfree(kp_link->cookies);

@@ -36,4 +36,13 @@ extern __u32 __ksym __weak bpf_get_attach_link_id(void);
 extern __u64 __ksym __weak bpf_get_uprobe_offset(void);
 #endif
 
+/* Lookups of progs/ip_cookie_inline.c: keys per run, map size. */
+#define IPC_INL_KEYS	4096
+#define IPC_INL_MAX	4096
+
+#ifdef __bpf__
+/* bpf_map_lookup_elem() of an 8-byte key passed by value. */
+extern void *bpf_ip_cookie_lookup(void *map, __u64 ip) __ksym __weak;
+#endif
+
 #endif

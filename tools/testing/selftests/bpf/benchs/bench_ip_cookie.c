@@ -2,11 +2,12 @@
 /* BPF_MAP_TYPE_IP_COOKIE against bpf_get_attach_cookie(), ARRAY and HASH.
  *
  * Throughput benchmarks (framework style, "hits" = trigger calls):
- *   ipc-kmulti-{empty,cookie,cookie-array,hash,ipc,ipc-link}
+ *   ipc-kmulti-{empty,cookie,cookie_array,hash,ipc,kfunc,ipc_link}
  *	one kprobe.multi program on N functions (--ipc-funcs, 0 = all
  *	attachable) including bpf_get_numa_node_id(), the trigger
- *   ipc-fentry-{empty,cookie,cookie_array,hash,ipc,wide_array,wide_ipc}
- *	one fentry program on the trigger
+ *   ipc-fentry-{empty,cookie,cookie_array,hash,ipc,kfunc,wide_array,wide_ipc}
+ *	one fentry program on the trigger; "kfunc" is "ipc" through
+ *	bpf_ip_cookie_lookup(), the ip by value
  *   ipc-lookup-{none,ipc,hash,array}
  *	map lookups from bpf_loop() over --ipc-entries shuffled kernel
  *	addresses; --ipc-resize grows and shrinks the IP_COOKIE map from
@@ -522,7 +523,7 @@ static void reset_slots(void)
 
 enum variant {
 	V_EMPTY, V_COOKIE, V_COOKIE_ARRAY, V_HASH, V_IPC, V_IPC_LINK,
-	V_WIDE_ARRAY, V_WIDE_IPC,
+	V_WIDE_ARRAY, V_WIDE_IPC, V_KFUNC,
 };
 
 static void kmulti_setup(enum variant v)
@@ -530,6 +531,7 @@ static void kmulti_setup(enum variant v)
 	struct bpf_program *progs[] = {
 		[V_EMPTY] = NULL, [V_COOKIE] = NULL, [V_COOKIE_ARRAY] = NULL,
 		[V_HASH] = NULL, [V_IPC] = NULL, [V_IPC_LINK] = NULL,
+		[V_WIDE_ARRAY] = NULL, [V_WIDE_IPC] = NULL, [V_KFUNC] = NULL,
 	};
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o);
 	struct bpf_link_info info = {};
@@ -547,6 +549,7 @@ static void kmulti_setup(enum variant v)
 	progs[V_HASH] = ctx.skel->progs.kmulti_hash;
 	progs[V_IPC] = ctx.skel->progs.kmulti_ipc;
 	progs[V_IPC_LINK] = ctx.skel->progs.kmulti_ipc_link;
+	progs[V_KFUNC] = ctx.skel->progs.kmulti_kfunc;
 	prog = progs[v];
 
 	addrs = attachable_funcs(&avail);
@@ -579,7 +582,7 @@ static void kmulti_setup(enum variant v)
 		fill_batch(bpf_map__fd(ctx.skel->maps.cookie_data), idx, vals, n);
 	if (v == V_HASH)
 		fill_batch(bpf_map__fd(ctx.skel->maps.ip_hash), addrs, vals, n);
-	if (v == V_IPC)
+	if (v == V_IPC || v == V_KFUNC)
 		fill_batch(bpf_map__fd(ctx.skel->maps.ip_map), addrs, vals, n);
 
 	o.addrs = (const unsigned long *)addrs;
@@ -628,6 +631,9 @@ static void fentry_setup(enum variant v)
 		break;
 	case V_IPC:
 		prog = ctx.skel->progs.fentry_ipc;
+		break;
+	case V_KFUNC:
+		prog = ctx.skel->progs.fentry_kfunc;
 		break;
 	case V_COOKIE_ARRAY:
 		prog = ctx.skel->progs.fentry_cookie_array;
@@ -699,6 +705,7 @@ KMULTI(cookie_array, V_COOKIE_ARRAY);
 KMULTI(hash, V_HASH);
 KMULTI(ipc, V_IPC);
 KMULTI(ipc_link, V_IPC_LINK);
+KMULTI(kfunc, V_KFUNC);
 FENTRY(empty, V_EMPTY);
 FENTRY(cookie, V_COOKIE);
 FENTRY(hash, V_HASH);
@@ -706,6 +713,7 @@ FENTRY(ipc, V_IPC);
 FENTRY(cookie_array, V_COOKIE_ARRAY);
 FENTRY(wide_array, V_WIDE_ARRAY);
 FENTRY(wide_ipc, V_WIDE_IPC);
+FENTRY(kfunc, V_KFUNC);
 
 /* Lookup micro-benchmark */
 

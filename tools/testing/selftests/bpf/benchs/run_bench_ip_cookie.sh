@@ -100,9 +100,9 @@ if [ "${SET:-}" = gen_lookup ]; then
 fi
 
 for r in $(seq 1 "$ROUNDS"); do
-	fentry "empty cookie cookie_array ipc hash wide_array wide_ipc"
+	fentry "empty cookie cookie_array ipc kfunc hash wide_array wide_ipc"
 	# shellcheck disable=SC2086
-	kmulti "empty cookie cookie_array hash ipc ipc_link" $KMULTI_N
+	kmulti "empty cookie cookie_array hash ipc kfunc ipc_link" $KMULTI_N
 	# shellcheck disable=SC2086
 	lookup "none ipc hash array" $LOOKUP_N
 	[ "${SET:-}" = hot ] && continue

@@ -16,6 +16,7 @@
 #include "cgroup_helpers.h"
 #include "trace_helpers.h"
 #include "ip_cookie_common.h"
+#include "ip_cookie_helpers.h"
 #include "ip_cookie_uffd.h"
 #include "ip_cookie.skel.h"
 #include "ip_cookie_fail.skel.h"
@@ -32,15 +33,6 @@ static const char * const fentry_funcs[NR_FUNCS] = {
 	"bpf_fentry_test4", "bpf_fentry_test5", "bpf_fentry_test6",
 	"bpf_fentry_test7", "bpf_fentry_test8",
 };
-
-static int create_map(__u32 key_size, __u32 value_size, __u32 max_entries,
-		      __u32 flags)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
-
-	return bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_test", key_size,
-			      value_size, max_entries, &opts);
-}
 
 /* map_mem_usage() as the kernel reports it in fdinfo ("memlock"). */
 static long long map_memlock(int fd)
@@ -260,14 +252,6 @@ static void test_link_keys(void)
 	}
 	ASSERT_EQ(seen, 3, "walk_count");
 	close(fd);
-}
-
-/* Distinct, function-like addresses: 16-byte aligned as x86 lays out
- * functions, in a kernel-text-like range.
- */
-static __u64 fake_ip(__u32 i)
-{
-	return 0xffffffff81000000ULL + (__u64)i * 16;
 }
 
 static int fill_batch(int fd, __u32 from, __u32 to, __u64 flags)
@@ -1354,18 +1338,6 @@ static void test_faults(void)
 	close(ffd);
 }
 
-/* The kallsyms address: what bpf_get_func_ip() returns for the function. */
-static __u64 ksym(const char *name)
-{
-	long addr;
-
-	if (!ASSERT_OK(load_kallsyms(), "load_kallsyms"))
-		return 0;
-	addr = ksym_get_addr(name);
-	ASSERT_NEQ(addr, 0, name);
-	return addr;
-}
-
 static void trigger_fentry_tests(struct ip_cookie *skel)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
@@ -1787,40 +1759,6 @@ out:
 	ip_cookie__destroy(skel);
 }
 
-/* Translated instructions of @prog_fd with opcode @code and immediate
- * @imm; for a helper call, @imm 0 means any helper.
- */
-static int count_insns(int prog_fd, __u8 code, __s32 imm)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), i;
-	struct bpf_insn *insns;
-	int n = 0;
-
-	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len))
-		return -1;
-	insns = calloc(info.xlated_prog_len, 1);
-	if (!insns)
-		return -1;
-	len = info.xlated_prog_len;
-	memset(&info, 0, sizeof(info));
-	info.xlated_prog_len = len;
-	info.xlated_prog_insns = ptr_to_u64(insns);
-	len = sizeof(info);
-	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len)) {
-		free(insns);
-		return -1;
-	}
-	for (i = 0; i < info.xlated_prog_len / sizeof(*insns); i++)
-		if (insns[i].code == code &&
-		    (code == (BPF_JMP | BPF_CALL) ?
-		     !insns[i].src_reg && (!imm || insns[i].imm == imm) :
-		     insns[i].imm == imm))
-			n++;
-	free(insns);
-	return n;
-}
-
 /* IP_COOKIE maps as inner maps: the inlined lookup must use the seed and
  * index of the map found at run time, each inner map having its own seed.
  */
@@ -1886,8 +1824,6 @@ static void test_inner_map(void)
 	 * come from anyone: every inner lookup is clamped, whoever created
 	 * the maps and whatever the mitigations.
 	 */
-	ASSERT_EQ(count_insns(prog, BPF_ALU64 | BPF_NEG | BPF_K, 0),
-		  IPC_NR_INNER, "inner_clamped_neg");
 	ASSERT_EQ(count_insns(prog, BPF_ALU64 | BPF_ARSH | BPF_K, 63),
 		  IPC_NR_INNER, "inner_clamped_arsh");
 
@@ -2377,26 +2313,9 @@ static struct ip_cookie_probe *probe_on_map(int fd)
  * not bypass Spectre v1 mitigations (no CAP_PERFMON), as array maps do,
  * and still finds every key.
  */
-/* The kernel says "Vulnerable" for Spectre v1 when its mitigations are
- * off (cpu_mitigations_off() or nospectre_v1).
- */
-static bool spectre_v1_mitigated(void)
-{
-	char buf[64] = {};
-	int fd, n;
-
-	fd = open("/sys/devices/system/cpu/vulnerabilities/spectre_v1", O_RDONLY);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n <= 0 || strncmp(buf, "Vulnerable", 10);
-}
-
 static void test_spectre_v1(void)
 {
 	const __u8 arsh = BPF_ALU64 | BPF_ARSH | BPF_K;
-	const __u8 neg = BPF_ALU64 | BPF_NEG | BPF_K;
 	const __u8 call = BPF_JMP | BPF_CALL;
 	struct ip_cookie_probe *skel;
 	int fd, prog, i, err;
@@ -2436,7 +2355,6 @@ static void test_spectre_v1(void)
 	 */
 	if (spectre_v1_mitigated()) {
 		ASSERT_EQ(count_insns(prog, arsh, 63), 1, "clamp_arsh");
-		ASSERT_EQ(count_insns(prog, neg, 0), 1, "clamp_neg");
 	} else {
 		printf("%s:SKIP: mitigations off: no clamp to look for\n",
 		       __func__);
@@ -3649,7 +3567,10 @@ static void free_full(__u32 max, __u32 step)
 	id = map_id(fd);
 	close(fd);
 	ASSERT_TRUE(map_gone(id), "map_released");
-	for (i = 0; i < 20; i++) {
+	/* A million kfree()s take about a minute on the debug kernel under
+	 * emulation, with memory.current still between stretches.
+	 */
+	for (i = 0; i < 150; i++) {
 		kern_sync_rcu();
 		cg_after = memcg_settled(cgfd);
 		if (cg_after - cg_before <= slack)

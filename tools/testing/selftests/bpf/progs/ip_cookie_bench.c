@@ -154,6 +154,14 @@ int kmulti_ipc(void *ctx)
 	return 0;
 }
 
+/* The same lookup with the ip by value: nothing goes through the stack. */
+SEC("?kprobe.multi")
+int kmulti_kfunc(void *ctx)
+{
+	fold_ptr(bpf_ip_cookie_lookup(&ip_map, bpf_get_func_ip(ctx)));
+	return 0;
+}
+
 SEC("?kprobe.multi")
 int kmulti_ipc_link(void *ctx)
 {
@@ -197,6 +205,13 @@ int fentry_ipc(void *ctx)
 	__u64 ip = bpf_get_func_ip(ctx);
 
 	fold_ptr(bpf_map_lookup_elem(&ip_map, &ip));
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_kfunc(void *ctx)
+{
+	fold_ptr(bpf_ip_cookie_lookup(&ip_map, bpf_get_func_ip(ctx)));
 	return 0;
 }
 

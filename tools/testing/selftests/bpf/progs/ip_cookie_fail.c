@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "bpf_misc.h"
+#include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -160,6 +161,99 @@ __success
 int sleepable_ip_cookie(void *ctx)
 {
 	__u64 key = 1, *v = bpf_map_lookup_elem(&ip_map, &key);
+
+	return v ? *v : 0;
+}
+
+/* bpf_ip_cookie_lookup(): only on IP_COOKIE maps of 8-byte keys, typed
+ * like bpf_map_lookup_elem()'s result.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8);
+	__type(key, __u64);
+	__type(value, __u64);
+} hash_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
+	__uint(max_entries, 8);
+	__type(key, struct bpf_ip_cookie_key);
+	__type(value, __u64);
+} link_map SEC(".maps");
+
+SEC("kprobe")
+__failure __msg("bpf_ip_cookie_lookup needs an ip_cookie map with 8-byte keys")
+int kfunc_on_hash(void *ctx)
+{
+	return !!bpf_ip_cookie_lookup(&hash_map, bpf_get_func_ip(ctx));
+}
+
+SEC("kprobe")
+__failure __msg("bpf_ip_cookie_lookup needs an ip_cookie map with 8-byte keys")
+int kfunc_on_16_byte_keys(void *ctx)
+{
+	return !!bpf_ip_cookie_lookup(&link_map, bpf_get_func_ip(ctx));
+}
+
+SEC("kprobe")
+__failure __msg("invalid mem access 'map_value_or_null'")
+int kfunc_no_null_check(void *ctx)
+{
+	__u64 *v = bpf_ip_cookie_lookup(&ip_map, bpf_get_func_ip(ctx));
+
+	return *v;
+}
+
+SEC("kprobe")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=8")
+int kfunc_past_value(void *ctx)
+{
+	__u64 *v = bpf_ip_cookie_lookup(&ip_map, bpf_get_func_ip(ctx));
+
+	return v ? v[1] : 0;
+}
+
+SEC("kprobe")
+__failure __msg("write into map forbidden")
+int kfunc_write_rdonly(void *ctx)
+{
+	__u64 *v = bpf_ip_cookie_lookup(&ro_map, bpf_get_func_ip(ctx));
+
+	if (v)
+		*v = 1;
+	return 0;
+}
+
+/* A value is not a map. */
+SEC("kprobe")
+__failure __msg("arg#0 is map_value")
+int kfunc_value_as_map(void *ctx)
+{
+	__u64 key = bpf_get_func_ip(ctx), *v;
+
+	v = bpf_map_lookup_elem(&ip_map, &key);
+	if (!v)
+		return 0;
+	return !!bpf_ip_cookie_lookup(v, key);
+}
+
+SEC("kprobe")
+__success
+int kfunc_write(void *ctx)
+{
+	__u64 *v = bpf_ip_cookie_lookup(&ip_map, bpf_get_func_ip(ctx));
+
+	if (v)
+		*v += 1;
+	return 0;
+}
+
+SEC("syscall")
+__success
+int kfunc_sleepable(void *ctx)
+{
+	__u64 *v = bpf_ip_cookie_lookup(&ip_map, 1);
 
 	return v ? *v : 0;
 }
