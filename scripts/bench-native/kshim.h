@@ -104,6 +104,8 @@ void shim_warn(const char *file, int line) __attribute__((__noreturn__));
 #define container_of(ptr, type, member)					\
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define BIT(n)			(1UL << (n))
+#define SZ_1K			0x00000400
+#define SZ_4K			0x00001000
 #define SZ_64K			0x00010000
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define max(a, b)		((a) > (b) ? (a) : (b))

@@ -42,7 +42,7 @@ extern __u64 __ksym __weak bpf_get_uprobe_offset(void);
 
 #ifdef __bpf__
 /* bpf_map_lookup_elem() of an 8-byte key passed by value. */
-extern void *bpf_ip_cookie_lookup(void *map, __u64 ip) __ksym __weak;
+extern void *__ksym __weak bpf_ip_cookie_lookup(void *map, __u64 ip);
 #endif
 
 #endif

@@ -106,7 +106,8 @@ static void make_keys(struct bpf_ip_cookie_key *keys, __u64 *exp8,
 
 		l = i % NR_LINKS + 1;
 		memset(k, 0, sizeof(*k));
-		exp8[i] = exp16[i] = IPC_PROBE_MISS;
+		exp8[i] = IPC_PROBE_MISS;
+		exp16[i] = IPC_PROBE_MISS;
 		if (i == IPC_INL_KEYS - 1) {
 			k->link_id = 1;	/* ip 0 */
 			continue;
