@@ -4,7 +4,11 @@
 # ways and write docs/results/:
 #   1. instructions: one boot under QEMU -icount (VM_ACCEL=icount), the
 #      throughput families, 3 rounds: "ns" there are guest instructions,
-#      the same on any host (results-icount-MODE.*)
+#      the same on any host (results-icount-MODE.*); then a boot of the
+#      variant kernel with an O(1) kprobe.multi cookie
+#      (patches/variants/kmulti-cookie-o1.patch on top of the series,
+#      build/variant-kcookie) for its kprobe.multi cookie variants, which
+#      the report names "..._o1"
 #   2. time: BOOTS boots on the default accelerator (KVM where usable,
 #      else TCG), every family; spread across boots next to every median
 #      (results-MODE.*)
@@ -15,6 +19,7 @@
 #   ROUNDS=n       rounds per boot (default 1 in full mode, 2 quick)
 #   ONLY="icount time native"  a subset of the three
 #   NO_BUILD=1     use what is already built
+#   KCOOKIE=0      skip the O(1)-cookie variant kernel
 #   RESULTS=dir    where to write (default docs/results)
 set -euo pipefail
 
@@ -25,6 +30,9 @@ BOOTS=${BOOTS:-3}
 ONLY=${ONLY:-icount time native}
 RESULTS=${RESULTS:-$ROOT/docs/results}
 RUNNER=$ROOT/tools/testing/selftests/bpf/benchs/run_bench_ip_cookie.sh
+KCOOKIE=${KCOOKIE:-1}
+case " $ONLY " in *" icount "*) ;; *) KCOOKIE=0 ;; esac
+VARIANT=$BUILD/variant-kcookie
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
@@ -32,6 +40,15 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	# bench runs on the base kernel: take the BPF types from its BTF
 	# (this also spares the debug kernel build of make selftests).
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
+	if [ "$KCOOKIE" = 1 ]; then
+		# Expanded before BUILD=$VARIANT below, which would change them.
+		src=$BUILD/src
+		cache=${CCACHE_DIR:-$BUILD/ccache}
+		BUILD=$VARIANT KDIR=$src \
+			EXTRA_PATCHES=$ROOT/patches/variants/kmulti-cookie-o1.patch \
+			"$ROOT/scripts/prepare-tree.sh"
+		BUILD=$VARIANT CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" base
+	fi
 fi
 [ -x "$MINI/bench" ] || { echo "bench: no $MINI/bench (make selftests)" >&2; exit 1; }
 
@@ -62,7 +79,7 @@ boot() {	# boot ACCEL RAW N ENV...
 	shift 3
 	log=$BUILD/vm/bench-$accel-$n.log
 	VM_ACCEL=$accel VM_EXTRA_FILES=$RUNNER VM_TIMEOUT=${VM_TIMEOUT:-$timeout} \
-		"$ROOT/scripts/vm-run.sh" --kernel base --log "$log" -- \
+		"$ROOT/scripts/vm-run.sh" --kernel base ${IMAGE:+--image "$IMAGE"} --log "$log" -- \
 		"$* QUICK=$QUICK ROUNDS=$rounds sh /bpf/run_bench_ip_cookie.sh" || rc=$?
 	echo "ipc-boot: boot=$n accel=$accel" >> "$raw"
 	sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$log.txt" |
@@ -77,6 +94,16 @@ case " $ONLY " in *" icount "*)
 	: > "$raw"
 	rounds=${ROUNDS:-3}
 	boot icount "$raw" 1 SET=hot
+	if [ "$KCOOKIE" = 1 ]; then
+		# Its rounds and variants renamed ("kcookie-R", "cookie_o1"),
+		# so the report keeps them apart from the series kernel's.
+		vraw=$BUILD/vm/raw-icount-kcookie.txt
+		: > "$vraw"
+		IMAGE=$VARIANT/kbuild-base/vmlinux boot icount "$vraw" kcookie SET=kmulti_cookie
+		grep -v -e '^ipc-boot:' -e '^ipc-done' -e '^ipc-env:' -e '^ipc-vuln:' "$vraw" |
+			sed -e 's/^ipc-run: round=/ipc-run: round=kcookie-/' \
+			    -e 's/ bench=ipc-kmulti-\([a-z_]*\) / bench=ipc-kmulti-\1_o1 /' >> "$raw"
+	fi
 	env_file icount "$RESULTS/env-icount-$mode.txt"
 	python3 "$ROOT/scripts/bench-report.py" "$raw" "$RESULTS/env-icount-$mode.txt" \
 		"$RESULTS" "icount-$mode" || rc=1

@@ -4,6 +4,8 @@
 #   pristine source (build/src from the Debian tarball, or KDIR=/path)
 #   + patches/*.patch (name order, -p1)          unless PATCHES=none
 #     (PATCHES="0001 0002": only the patches with these number prefixes)
+#   + EXTRA_PATCHES="file ..." after them (variant kernels of the
+#     benchmarks, patches/variants/: not part of the series)
 #   + files of the repo's kernel mirror dirs     unless MIRROR=none
 # Only files whose content changed are rewritten, so unchanged files keep
 # their mtimes and an incremental kernel build recompiles only what changed.
@@ -67,6 +69,11 @@ if [ "$PATCHES" != none ]; then
 		patch_list+=("$p")
 	done
 fi
+
+for p in ${EXTRA_PATCHES:-}; do
+	[ -f "$p" ] || die "EXTRA_PATCHES: no file $p"
+	patch_list+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
+done
 
 tmp=$(mktemp -d "$BUILD/sync.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -24,8 +24,8 @@
  *
  * The index is an open-addressed table of {ip, elem} slots with linear
  * probing.  home(k) is the top bits of a multiply-shift hash of the key
- * (and of the link ID for 16-byte keys) with the table's random odd
- * multiplier, tbl->mul (see ip_cookie_hash()).  A probe
+ * (and of the link ID for 16-byte keys) with the table's odd multiplier,
+ * tbl->mul (see ip_cookie_hash()).  A probe
  * never wraps around and never looks at more than tbl->probe slots: every
  * key sits less than tbl->probe slots past its home, and a tail of spare
  * slots after the last bucket holds the probes of the last buckets.  A
@@ -42,16 +42,23 @@
  * Bounded probes
  * --------------
  *
- * The probe bound is what keeps a lookup cheap whatever keys user space
- * chose: a key that would land tbl->probe or more slots past its home
- * makes the writer rebuild the index, first with new random multipliers,
- * then with twice the buckets; if no table fits, the change fails with
- * -ENOSPC and nothing changes.  The multiplier reaches every part of the
- * hash, so for any two keys a new one moves them relative to each other:
- * user space, which does not know it, cannot aim keys at one home, and a
- * rebuild makes any key set fit again with high probability.  With
- * BPF_F_ZERO_SEED (CAP_SYS_ADMIN only, as for HASH) the multiplier is a
- * fixed constant until the first rebuild that misses the bound.
+ * The multiplier is GOLDEN_RATIO_64 whenever the keys fit with it: the
+ * hash is then hash_64(), which ftrace's and kprobes' tables use for
+ * function addresses too, and the cost of a lookup depends on the keys
+ * alone, not on a seed.  Function addresses are close to an arithmetic
+ * sequence, which Fibonacci hashing spreads best; a random multiplier
+ * spreads one badly now and then (long clusters at a few percent of
+ * seeds).  The probe bound is what keeps a lookup cheap whatever keys
+ * user space chose: a key that would land tbl->probe or more slots past
+ * its home makes the writer rebuild the index, first with new random
+ * multipliers, then with twice the buckets; if no table fits, the change
+ * fails with -ENOSPC and nothing changes.  A random multiplier reaches
+ * every part of the hash, so for any two keys a new one moves them
+ * relative to each other, and a rebuild makes any key set fit again with
+ * high probability, including keys aimed at one home under
+ * GOLDEN_RATIO_64.  Every rebuild tries GOLDEN_RATIO_64 first.  With
+ * BPF_F_ZERO_SEED (CAP_SYS_ADMIN only, as for HASH) the multiplier never
+ * changes: a rebuild that misses the bound only tries more buckets.
  *
  * Values live in elements that are never moved or copied by a resize, so
  * the pointer a program got from bpf_map_lookup_elem() stays valid for the
@@ -151,7 +158,7 @@ struct ip_cookie_slot {
 };
 
 struct ip_cookie_table {
-	u64 mul;	/* odd hash multiplier, random per table */
+	u64 mul;	/* odd hash multiplier */
 	u32 len;	/* buckets + tail */
 	u16 shift;	/* 64 - log2(buckets) */
 	u16 probe;	/* every key sits < probe slots past its home */
@@ -193,8 +200,8 @@ static bool ip_cookie_has_link(const struct bpf_ip_cookie *ic)
 	(rcu_read_lock_trace_held() || rcu_read_lock_bh_held() ||	\
 	 lockdep_is_held(&(ic)->lock))
 
-/* Multiply-shift hashing with the table's random odd multiplier: for
- * any two distinct keys, the chance over the multiplier that their homes
+/* Multiply-shift hashing with the table's odd multiplier.  For a random
+ * one, the chance over the multiplier that the homes of two distinct keys
  * collide is about 2 / buckets, whatever keys user space chose.  For
  * 16-byte keys the link ID goes in before a second multiplication, so
  * that one ip under many links does not fill one probe sequence, and so
@@ -213,10 +220,14 @@ static u64 ip_cookie_hash(const struct bpf_ip_cookie *ic,
 	return h;
 }
 
-/* A new table's multiplier: fixed with BPF_F_ZERO_SEED, random if not. */
-static u64 ip_cookie_new_mul(bool zero_seed)
+/* The multiplier of a rebuild's try @try: GOLDEN_RATIO_64 first, random
+ * after a miss of the probe bound unless BPF_F_ZERO_SEED.
+ */
+static u64 ip_cookie_try_mul(const struct bpf_ip_cookie *ic, int try)
 {
-	return zero_seed ? GOLDEN_RATIO_64 : get_random_u64() | 1;
+	if (!try || (ic->map.map_flags & BPF_F_ZERO_SEED))
+		return GOLDEN_RATIO_64;
+	return get_random_u64() | 1;
 }
 
 /* Where an element keeps its link ID: after the value, 8-byte aligned. */
@@ -713,34 +724,38 @@ static bool ip_cookie_fill_nolock(struct bpf_ip_cookie *ic,
 }
 
 /* Build an unpublished table of @buckets holding every LIVE slot of
- * @old, with room for @k unless it is NULL.  Keeps the multiplier unless
- * a key would sit past the probe bound: then new random multipliers, then
- * twice the buckets.  Called with ic->lock held.
+ * @old, with room for @k unless it is NULL.  Hashes with GOLDEN_RATIO_64
+ * unless a key would sit past the probe bound: then new random
+ * multipliers, then twice the buckets.  With BPF_F_ZERO_SEED, twice then
+ * four times the buckets.  Called with ic->lock held.
  */
 static struct ip_cookie_table *
 ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
 			 const struct ip_cookie_table *old, u32 buckets,
 			 const struct bpf_ip_cookie_key *k)
 {
+	bool fixed = ic->map.map_flags & BPF_F_ZERO_SEED;
+	int try, tries = fixed ? IP_COOKIE_RESEEDS : IP_COOKIE_REBUILD_TRIES;
 	struct ip_cookie_table *tbl;
-	u64 mul = old->mul;
-	int try;
 
 	lockdep_assert_held(&ic->lock);
-	for (try = 0; try < IP_COOKIE_REBUILD_TRIES; try++) {
-		tbl = ip_cookie_table_alloc(ic, buckets, mul);
+	for (try = 0; try < tries; try++) {
+		tbl = ip_cookie_table_alloc(ic, buckets,
+					    ip_cookie_try_mul(ic, try));
 		if (!tbl)
 			return ERR_PTR(-ENOMEM);
 		if (ip_cookie_fill_nolock(ic, tbl, old) &&
 		    (!k || ip_cookie_has_room(ic, tbl, k)))
 			return tbl;
 		kvfree(tbl);
-		mul = ip_cookie_new_mul(false);
-		if (try == IP_COOKIE_RESEEDS - 1)
+		/* The same multiplier needs more buckets to fit. */
+		if (fixed || try == IP_COOKIE_RESEEDS - 1)
 			buckets <<= 1;
 		cond_resched();
 	}
-	/* Probability about (2 / buckets)^probe per key for any key set. */
+	/* Without BPF_F_ZERO_SEED: probability about (2 / buckets)^probe
+	 * per key for any key set.
+	 */
 	return ERR_PTR(-ENOSPC);
 }
 
@@ -1469,7 +1484,9 @@ static int ip_cookie_map_alloc_check(union bpf_attr *attr)
 	if (attr->map_flags & ~IP_COOKIE_CREATE_FLAG_MASK ||
 	    !bpf_map_flags_access_ok(attr->map_flags))
 		return -EINVAL;
-	/* A known multiplier lets user space aim keys at one bucket. */
+	/* A multiplier that never changes keeps keys aimed at one home
+	 * there: -ENOSPC for keys that would fit with another one.
+	 */
 	if ((attr->map_flags & BPF_F_ZERO_SEED) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (attr->key_size != sizeof(u64) &&
@@ -1511,9 +1528,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 		bpf_map_area_free(ic);
 		return ERR_PTR(-ENOMEM);
 	}
-	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS,
-			     ip_cookie_new_mul(attr->map_flags & BPF_F_ZERO_SEED),
-			     bytes);
+	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS, GOLDEN_RATIO_64, bytes);
 	RCU_INIT_POINTER(ic->tbl, tbl);
 
 	/* Element: value, padded to 8 bytes, then the link ID if keyed by

@@ -14,12 +14,14 @@
 #             lookups, {ip, link}), with short samples: for a guest whose
 #             clock counts instructions (QEMU -icount), where every run
 #             gives the same figure and the one-shot timings mean nothing
+#   SET=kmulti_cookie  as SET=hot, the kprobe.multi cookie variants only,
+#             for comparing kernels whose bpf_kprobe_multi_cookie() differs
 # A lookup that misses prints "ipc-fail:"; the report fails the run on it.
 set -u
 
 BENCH=${BENCH:-./bench}
 QUICK=${QUICK:-0}
-if [ "${SET:-}" = hot ]; then
+if [ "${SET:-}" = hot ] || [ "${SET:-}" = kmulti_cookie ]; then
 	ROUNDS=${ROUNDS:-3}
 	RUN="-w 1 -d 2 -a --ipc-batch 1000"
 	if [ "$QUICK" = 1 ]; then
@@ -89,6 +91,14 @@ lookup() {
 }
 
 r=0
+if [ "${SET:-}" = kmulti_cookie ]; then
+	for r in $(seq 1 "$ROUNDS"); do
+		# shellcheck disable=SC2086
+		kmulti "empty cookie cookie_array" $KMULTI_N
+	done
+	echo "ipc-done"
+	exit 0
+fi
 if [ "${SET:-}" = gen_lookup ]; then
 	for r in $(seq 1 "$ROUNDS"); do
 		fentry "empty cookie ipc hash"

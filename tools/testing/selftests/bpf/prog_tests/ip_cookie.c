@@ -1759,8 +1759,47 @@ out:
 	ip_cookie__destroy(skel);
 }
 
-/* IP_COOKIE maps as inner maps: the inlined lookup must use the seed and
- * index of the map found at run time, each inner map having its own seed.
+/* Keys whose hashes under GOLDEN_RATIO_64, the multiplier of a table the
+ * keys fit in, share their top bits, hence one home bucket at every table
+ * size: ip = h * GOLDEN_RATIO_64^-1.
+ */
+static __u64 colliding_ip(__u32 i)
+{
+	const __u64 gr = 0x61C8864680B583EBULL;
+	__u64 inv = gr;
+	int k;
+
+	for (k = 0; k < 6; k++)	/* Newton: inv = 1/gr mod 2^64 */
+		inv *= 2 - gr * inv;
+	return (0x5a5a5a5a00000000ULL + i) * inv;
+}
+
+/* Keys walked by get_next_key from @fd (8-byte keys), or -1 on error;
+ * *@golden tells whether they came in order of ip * GOLDEN_RATIO_64, the
+ * hash order of a table with that multiplier.
+ */
+static int walk_hash_order(int fd, bool *golden)
+{
+	const __u64 gr = 0x61C8864680B583EBULL;
+	__u64 key = 0, next;
+	int err, n = 0;
+
+	*golden = true;
+	err = bpf_map_get_next_key(fd, NULL, &next);
+	while (!err) {
+		if (n && next * gr <= key * gr)
+			*golden = false;
+		n++;
+		key = next;
+		err = bpf_map_get_next_key(fd, &key, &next);
+	}
+	return err == -ENOENT ? n : -1;
+}
+
+/* IP_COOKIE maps as inner maps: the inlined lookup must use the
+ * multiplier and index of the map found at run time.  The second inner
+ * map also holds keys aimed at one home under GOLDEN_RATIO_64, so it has
+ * re-seeded: the two multipliers differ.
  */
 static void test_inner_map(void)
 {
@@ -1769,6 +1808,7 @@ static void test_inner_map(void)
 	__u64 ip, val, base, *sum, *missed;
 	struct bpf_link *link = NULL;
 	struct ip_cookie *skel;
+	bool golden;
 
 	for (i = 0; i < IPC_NR_INNER; i++)
 		inner[i] = -1;
@@ -1779,10 +1819,16 @@ static void test_inner_map(void)
 	outer = bpf_map__fd(skel->maps.outer_map);
 	for (i = 0; i < IPC_NR_INNER; i++) {
 		inner[i] = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_inner",
-					  sizeof(__u64), sizeof(__u64), 64,
+					  sizeof(__u64), sizeof(__u64), 1024,
 					  NULL);
 		if (!ASSERT_GE(inner[i], 0, "inner_create"))
 			goto out;
+		for (j = 0; i && j < 300; j++) {
+			ip = colliding_ip(j);
+			err = bpf_map_update_elem(inner[i], &ip, &ip, BPF_NOEXIST);
+			if (!ASSERT_OK(err, "inner_aimed"))
+				goto out;
+		}
 		for (j = 0; j < NR_FUNCS; j++) {
 			ip = ksym(fentry_funcs[j]);
 			val = (i + 1) * 1000 + j;
@@ -1794,6 +1840,9 @@ static void test_inner_map(void)
 		err = bpf_map_update_elem(outer, &i, &inner[i], BPF_ANY);
 		if (!ASSERT_OK(err, "outer_update"))
 			goto out;
+		ASSERT_EQ(walk_hash_order(inner[i], &golden), NR_FUNCS + (i ? 300 : 0),
+			  "inner_walk");
+		ASSERT_EQ(golden, !i, "inner_golden");
 	}
 	opts.syms = (const char **)fentry_funcs;
 	opts.cnt = NR_FUNCS;
@@ -2174,20 +2223,6 @@ out:
 	free(vals);
 }
 
-/* Keys whose hashes under the zero seed share their top bits, hence one
- * home bucket at every table size: ip = h * GOLDEN_RATIO_64^-1.
- */
-static __u64 colliding_ip(__u32 i)
-{
-	const __u64 gr = 0x61C8864680B583EBULL;
-	__u64 inv = gr;
-	int k;
-
-	for (k = 0; k < 6; k++)	/* Newton: inv = 1/gr mod 2^64 */
-		inv *= 2 - gr * inv;
-	return (0x5a5a5a5a00000000ULL + i) * inv;
-}
-
 /* Nanoseconds of @runs test runs of lookup_keys over keys[]. */
 static __u64 time_lookups(struct ip_cookie_probe *skel, int runs)
 {
@@ -2203,10 +2238,99 @@ static __u64 time_lookups(struct ip_cookie_probe *skel, int runs)
 	return (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
 }
 
-/* Hash flooding: with the seed known (BPF_F_ZERO_SEED), 1,200 keys aimed
- * at one bucket.  Every key is still found with its value, and looking up
- * the last 64 of them costs about what looking up 64 of 1,200 ordinary
- * keys in a map with a random seed costs: no probe walks a cluster of them.
+/* The hash is hash_64() of the ip whenever the keys fit: maps filled with
+ * the same keys, one at a time or by batch, walk them in order of
+ * ip * GOLDEN_RATIO_64 at every table size they pass through, so the cost
+ * of a lookup depends on the keys, not on a seed.
+ */
+static void test_golden_hash(void)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	const __u32 sizes[] = { 10, 100, 1000, 5000 };
+	int fd_one = -1, fd_batch = -1, n;
+	__u64 key, val, *keys = NULL;
+	__u32 i, s, from = 0, cnt;
+	bool golden;
+
+	keys = calloc(5000, sizeof(*keys));
+	fd_one = create_map(8, 8, 5000, 0);
+	fd_batch = create_map(8, 8, 5000, 0);
+	if (!ASSERT_OK_PTR(keys, "calloc") || !ASSERT_GE(fd_one, 0, "create") ||
+	    !ASSERT_GE(fd_batch, 0, "create_batch"))
+		goto out;
+	for (i = 0; i < 5000; i++)
+		keys[i] = fake_ip(i * 7);	/* values: the same as keys */
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		for (i = from; i < sizes[s]; i++) {
+			key = keys[i];
+			val = key;
+			if (!ASSERT_OK(bpf_map_update_elem(fd_one, &key, &val,
+							   BPF_NOEXIST), "insert"))
+				goto out;
+		}
+		cnt = sizes[s] - from;
+		if (!ASSERT_OK(bpf_map_update_batch(fd_batch, keys + from,
+						    keys + from, &cnt, &opts),
+			       "update_batch"))
+			goto out;
+		from = sizes[s];
+		n = walk_hash_order(fd_one, &golden);
+		ASSERT_EQ(n, sizes[s], "walk_one");
+		ASSERT_TRUE(golden, "golden_order_one");
+		n = walk_hash_order(fd_batch, &golden);
+		ASSERT_EQ(n, sizes[s], "walk_batch");
+		ASSERT_TRUE(golden, "golden_order_batch");
+	}
+out:
+	if (fd_one >= 0)
+		close(fd_one);
+	if (fd_batch >= 0)
+		close(fd_batch);
+	free(keys);
+}
+
+/* With BPF_F_ZERO_SEED the multiplier never changes: of keys aimed at one
+ * home, the 256 the probe bound allows go in, the next one gets -ENOSPC
+ * and changes nothing; other keys still go in.
+ */
+static void test_zero_seed_fixed(void)
+{
+	__u64 key, val;
+	int fd, err = 0;
+	bool golden;
+	__u32 i;
+
+	fd = create_map(8, 8, 4096, BPF_F_ZERO_SEED);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	for (i = 0; i < 1000; i++) {
+		key = colliding_ip(i);
+		val = i;
+		err = bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST);
+		if (err)
+			break;
+	}
+	ASSERT_EQ(err, -ENOSPC, "aimed_enospc");
+	ASSERT_EQ(i, 256, "aimed_fit");
+	ASSERT_EQ(walk_hash_order(fd, &golden), 256, "walk_after");
+	ASSERT_TRUE(golden, "still_golden");
+	key = colliding_ip(i);
+	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "refused_absent");
+	key = colliding_ip(0);
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, &val), "first_kept");
+	ASSERT_EQ(val, 0, "first_value");
+	key = fake_ip(1);
+	val = 1;
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), "other_key");
+	close(fd);
+}
+
+/* Hash flooding: 1,200 keys aimed at one bucket of a table hashed with
+ * GOLDEN_RATIO_64, which user space knows.  The map re-seeds (its walk
+ * order is no longer that of GOLDEN_RATIO_64), every key is still found
+ * with its value, and looking up the last 64 of them costs about what
+ * looking up 64 of 1,200 ordinary keys costs: no probe walks a cluster of
+ * them.
  */
 static void test_probe_bound(void)
 {
@@ -2214,14 +2338,12 @@ static void test_probe_bound(void)
 	const __u32 n = 1200, k = IPC_PROBE_KEYS;
 	__u64 key, val, t, t_adv, t_ctl;
 	int fd_adv, fd_ctl;
+	bool golden;
 	__u32 i;
 
-	adv = ip_cookie_probe__open();
-	if (!ASSERT_OK_PTR(adv, "skel_open"))
-		return;
-	bpf_map__set_map_flags(adv->maps.probe_map, BPF_F_ZERO_SEED);
+	adv = ip_cookie_probe__open_and_load();
 	ctl = ip_cookie_probe__open_and_load();
-	if (!ASSERT_OK(ip_cookie_probe__load(adv), "skel_load") ||
+	if (!ASSERT_OK_PTR(adv, "skel_load") ||
 	    !ASSERT_OK_PTR(ctl, "skel_load_control"))
 		goto out;
 	fd_adv = bpf_map__fd(adv->maps.probe_map);
@@ -2243,6 +2365,10 @@ static void test_probe_bound(void)
 		    !ASSERT_EQ(val, i, "value"))
 			goto out;
 	}
+	ASSERT_EQ(walk_hash_order(fd_adv, &golden), n, "walk_aimed");
+	ASSERT_FALSE(golden, "aimed_reseeded");
+	ASSERT_EQ(walk_hash_order(fd_ctl, &golden), n, "walk_control");
+	ASSERT_TRUE(golden, "control_golden");
 
 	adv->bss->rounds = 20;
 	ctl->bss->rounds = 20;
@@ -3486,6 +3612,10 @@ void test_ip_cookie(void)
 		test_probe_bound();
 	if (test__start_subtest("zero_seed_perm"))
 		test_zero_seed_perm();
+	if (test__start_subtest("zero_seed_fixed"))
+		test_zero_seed_fixed();
+	if (test__start_subtest("golden_hash"))
+		test_golden_hash();
 	if (test__start_subtest("spectre_v1"))
 		test_spectre_v1();
 	if (test__start_subtest("batch_fault"))

@@ -39,7 +39,7 @@ struct {
  */
 struct inner_ipc {
 	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
-	__uint(max_entries, 64);
+	__uint(max_entries, 1024);
 	__type(key, __u64);
 	__type(value, __u64);
 };
