@@ -8,6 +8,10 @@
  *   ipc-fentry-{empty,cookie,cookie_array,hash,ipc,kfunc,wide_array,wide_ipc}
  *	one fentry program on the trigger; "kfunc" is "ipc" through
  *	bpf_ip_cookie_lookup(), the ip by value
+ *   ipc-umulti-{empty,cookie,cookie_array,ipc,ipc_link}
+ *	one uprobe.multi program on ipc_uprobe_target() of this binary,
+ *	called by the producer; "ipc" is keyed by bpf_get_uprobe_offset(),
+ *	"ipc_link" by {offset, bpf_get_attach_link_id()}
  *   ipc-lookup-{none,ipc,hash,array}
  *	map lookups from bpf_loop() over --ipc-entries shuffled kernel
  *	addresses; --ipc-resize grows and shrinks the IP_COOKIE map from
@@ -673,6 +677,101 @@ static void fentry_setup(enum variant v)
 	reset_slots();
 }
 
+/* The uprobe.multi benchmarks' attach point: called --ipc-batch times
+ * per producer iteration.
+ */
+void ipc_uprobe_target(void);
+
+noinline void ipc_uprobe_target(void)
+{
+	asm volatile ("" ::: "memory");
+}
+
+static void *umulti_producer(void *input)
+{
+	__u32 i;
+
+	while (true) {
+		for (i = 0; i < args.batch_iters; i++)
+			ipc_uprobe_target();
+		atomic_add(&ctx.hits, args.batch_iters);
+	}
+	return NULL;
+}
+
+static void umulti_setup(enum variant v)
+{
+	const char *syms[] = { "ipc_uprobe_target" };
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
+	struct bpf_ip_cookie_key lkey;
+	__u64 cookie = 1, one = 1, key;
+	struct bpf_program *prog;
+	char exe[PATH_MAX];
+	size_t cnt;
+	__u32 zero = 0;
+	ssize_t len;
+
+	open_skel();
+	switch (v) {
+	case V_COOKIE:
+		prog = ctx.skel->progs.umulti_cookie;
+		break;
+	case V_COOKIE_ARRAY:
+		prog = ctx.skel->progs.umulti_cookie_array;
+		break;
+	case V_KFUNC:
+		prog = ctx.skel->progs.umulti_ipc;
+		break;
+	case V_IPC_LINK:
+		prog = ctx.skel->progs.umulti_ipc_link;
+		break;
+	default:
+		prog = ctx.skel->progs.umulti_empty;
+		break;
+	}
+	bpf_program__set_autoload(prog, true);
+	/* The raw_tp driver is loaded but not run: the producer calls. */
+	load_skel(ctx.skel->progs.trigger_driver, args.batch_iters);
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		die("readlink /proc/self/exe", -errno);
+	exe[len] = 0;
+	o.syms = syms;
+	o.cookies = &cookie;
+	o.cnt = 1;
+	ctx.link = bpf_program__attach_uprobe_multi(prog, -1, exe, NULL, &o);
+	if (!ctx.link)
+		die("attach uprobe.multi", -errno);
+	/* The keys the program computes, from the link. */
+	cnt = 1;
+	if (bpf_link__ip_cookie_keys(ctx.link, &key, sizeof(key), &cnt) ||
+	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_map), &key, &one, 0))
+		die("offset key", -errno);
+	cnt = 1;
+	if (bpf_link__ip_cookie_keys(ctx.link, &lkey, sizeof(lkey), &cnt) ||
+	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_link_map), &lkey,
+				&one, 0))
+		die("{offset, link} key", -errno);
+	if (bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.cookie_data), &zero,
+				&one, 0))
+		die("map update", -errno);
+	reset_slots();
+}
+
+#define UMULTI(_name, _v)						\
+static void umulti_##_name##_setup(void) { umulti_setup(_v); }	\
+const struct bench bench_ipc_umulti_##_name = {				\
+	.name = "ipc-umulti-" #_name,					\
+	.argp = &bench_ip_cookie_argp,					\
+	.validate = ipc_validate,					\
+	.setup = umulti_##_name##_setup,				\
+	.producer_thread = umulti_producer,				\
+	.measure = ipc_measure,						\
+	.report_progress = hits_drops_report_progress,			\
+	.report_final = ipc_report_final,				\
+}
+
 #define KMULTI(_name, _v)						\
 static void kmulti_##_name##_setup(void) { kmulti_setup(_v); }	\
 const struct bench bench_ipc_kmulti_##_name = {				\
@@ -714,6 +813,11 @@ FENTRY(cookie_array, V_COOKIE_ARRAY);
 FENTRY(wide_array, V_WIDE_ARRAY);
 FENTRY(wide_ipc, V_WIDE_IPC);
 FENTRY(kfunc, V_KFUNC);
+UMULTI(empty, V_EMPTY);
+UMULTI(cookie, V_COOKIE);
+UMULTI(cookie_array, V_COOKIE_ARRAY);
+UMULTI(ipc, V_KFUNC);
+UMULTI(ipc_link, V_IPC_LINK);
 
 /* Lookup micro-benchmark */
 

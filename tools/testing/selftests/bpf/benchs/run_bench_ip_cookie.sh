@@ -11,7 +11,7 @@
 #             kernels with and without ip_cookie_map_gen_lookup()
 #   ONESHOT=0 skip the one-shot measurements (memory, populate, attach)
 #   SET=hot   the throughput families only (kprobe.multi N sweep, fentry,
-#             lookups, {ip, link}), with short samples: for a guest whose
+#             uprobe.multi, lookups, {ip, link}), with short samples: for a guest whose
 #             clock counts instructions (QEMU -icount), where every run
 #             gives the same figure and the one-shot timings mean nothing
 #   SET=kmulti_cookie  as SET=hot, the kprobe.multi cookie variants only,
@@ -70,6 +70,12 @@ fentry() {
 	done
 }
 
+umulti() {
+	for v in $1; do
+		run "ipc-umulti-$v"
+	done
+}
+
 kmulti() {
 	vs=$1
 	shift
@@ -111,6 +117,7 @@ fi
 
 for r in $(seq 1 "$ROUNDS"); do
 	fentry "empty cookie cookie_array ipc kfunc hash wide_array wide_ipc"
+	umulti "empty cookie cookie_array ipc ipc_link"
 	# shellcheck disable=SC2086
 	kmulti "empty cookie cookie_array hash ipc kfunc ipc_link" $KMULTI_N
 	# shellcheck disable=SC2086

@@ -174,6 +174,51 @@ int kmulti_ipc_link(void *ctx)
 	return 0;
 }
 
+/* uprobe.multi variants, attached to the bench's ipc_uprobe_target() */
+
+SEC("?uprobe.multi")
+int umulti_empty(void *ctx)
+{
+	fold(1);
+	return 0;
+}
+
+SEC("?uprobe.multi")
+int umulti_cookie(void *ctx)
+{
+	fold(bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+SEC("?uprobe.multi")
+int umulti_cookie_array(void *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx) - 1;
+
+	fold_ptr(bpf_map_lookup_elem(&cookie_data, &idx));
+	return 0;
+}
+
+/* The file offset alone: enough when one file is traced. */
+SEC("?uprobe.multi")
+int umulti_ipc(void *ctx)
+{
+	fold_ptr(bpf_ip_cookie_lookup(&ip_map, bpf_get_uprobe_offset()));
+	return 0;
+}
+
+SEC("?uprobe.multi")
+int umulti_ipc_link(void *ctx)
+{
+	struct bpf_ip_cookie_key key = {
+		.ip = bpf_get_uprobe_offset(),
+		.link_id = bpf_get_attach_link_id(),
+	};
+
+	fold_ptr(bpf_map_lookup_elem(&ip_link_map, &key));
+	return 0;
+}
+
 /* fentry variants, attached to bpf_get_numa_node_id() only */
 
 SEC("?fentry/bpf_get_numa_node_id")
