@@ -332,10 +332,12 @@ summary = {'env': env, 'guest': guest, 'vulnerabilities': vuln,
 with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
     json.dump(summary, f, indent=1, sort_keys=True, default=str)
 
-KM = ['cookie', 'cookie_array', 'cookie_o1', 'cookie_array_o1', 'hash', 'ipc', 'kfunc', 'ipc_link']
+KM = ['funcip', 'cookie', 'cookie_array', 'cookie_o1', 'cookie_array_o1', 'hash', 'ipc', 'kfunc',
+      'funcip_link', 'ipc_link']
 KM = [v for v in KM if any(v in kmulti[p] for p in kmulti)]
 NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
          'cookie_o1': 'O(1) cookie', 'cookie_array_o1': 'O(1) cookie->ARRAY',
+         'funcip': 'ip only (no lookup)', 'funcip_link': 'ip + link ID only (no lookup)',
          'wide_array': 'cookie->ARRAY, 64 B', 'wide_ipc': 'ip->IP_COOKIE, 64 B',
          'hash': 'ip->HASH', 'ipc': 'ip->IP_COOKIE',
          'kfunc': 'bpf_ip_cookie_lookup()',
@@ -410,7 +412,8 @@ md.append('\n"other fires per hit": runs of the program for attached functions '
           'they are included in the delta-ns).\n')
 
 md.append('## fentry (N = 1): %s per trigger over the empty program\n' % UNIT)
-FV = ['cookie', 'cookie_array', 'hash', 'ipc', 'kfunc', 'wide_array', 'wide_ipc']
+FV = ['funcip', 'cookie', 'cookie_array', 'hash', 'ipc', 'kfunc', 'wide_array', 'wide_ipc']
+FV = [v for v in FV if 1 in fentry and v in fentry[1]]
 md.append('| empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FV) + ' |')
 md.append('|---|' + '---|' * len(FV))
 if 1 in fentry:
@@ -433,8 +436,10 @@ md.append('"%% of empty": the empty program\'s %s per trigger over the '
 
 if 1 in umulti:
     md.append('## uprobe.multi (N = 1): %s per trigger over the empty program\n' % UNIT)
-    UV = [v for v in ('cookie', 'cookie_array', 'ipc', 'ipc_link') if v in umulti[1]]
-    UN = {'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
+    UV = [v for v in ('offset', 'offset_link', 'cookie', 'cookie_array', 'ipc', 'ipc_link')
+          if v in umulti[1]]
+    UN = {'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY', 'offset': 'offset only (no lookup)',
+          'offset_link': 'offset + link ID only (no lookup)',
           'ipc': 'offset->IP_COOKIE (kfunc)', 'ipc_link': '{offset,link}->IP_COOKIE'}
     md.append('| empty %s/hit | ' % UNIT + ' | '.join(UN[v] for v in UV) + ' |')
     md.append('|---|' + '---|' * len(UV))

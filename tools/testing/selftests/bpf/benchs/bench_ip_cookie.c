@@ -2,13 +2,14 @@
 /* BPF_MAP_TYPE_IP_COOKIE against bpf_get_attach_cookie(), ARRAY and HASH.
  *
  * Throughput benchmarks (framework style, "hits" = trigger calls):
- *   ipc-kmulti-{empty,cookie,cookie_array,hash,ipc,kfunc,ipc_link}
+ *   ipc-kmulti-{empty,funcip,funcip_link,cookie,cookie_array,hash,ipc,kfunc,ipc_link}
  *	one kprobe.multi program on N functions (--ipc-funcs, 0 = all
  *	attachable) including bpf_get_numa_node_id(), the trigger
- *   ipc-fentry-{empty,cookie,cookie_array,hash,ipc,kfunc,wide_array,wide_ipc}
+ *   ipc-fentry-{empty,funcip,cookie,cookie_array,hash,ipc,kfunc,wide_array,wide_ipc}
  *	one fentry program on the trigger; "kfunc" is "ipc" through
- *	bpf_ip_cookie_lookup(), the ip by value
- *   ipc-umulti-{empty,cookie,cookie_array,ipc,ipc_link}
+ *	bpf_ip_cookie_lookup(), the ip by value; "funcip" (and "offset",
+ *	"..._link") compute the key and look nothing up
+ *   ipc-umulti-{empty,offset,offset_link,cookie,cookie_array,ipc,ipc_link}
  *	one uprobe.multi program on ipc_uprobe_target() of this binary,
  *	called by the producer; "ipc" is keyed by bpf_get_uprobe_offset(),
  *	"ipc_link" by {offset, bpf_get_attach_link_id()}
@@ -527,7 +528,7 @@ static void reset_slots(void)
 
 enum variant {
 	V_EMPTY, V_COOKIE, V_COOKIE_ARRAY, V_HASH, V_IPC, V_IPC_LINK,
-	V_WIDE_ARRAY, V_WIDE_IPC, V_KFUNC,
+	V_WIDE_ARRAY, V_WIDE_IPC, V_KFUNC, V_FUNCIP, V_FUNCIP_LINK,
 };
 
 static void kmulti_setup(enum variant v)
@@ -536,6 +537,7 @@ static void kmulti_setup(enum variant v)
 		[V_EMPTY] = NULL, [V_COOKIE] = NULL, [V_COOKIE_ARRAY] = NULL,
 		[V_HASH] = NULL, [V_IPC] = NULL, [V_IPC_LINK] = NULL,
 		[V_WIDE_ARRAY] = NULL, [V_WIDE_IPC] = NULL, [V_KFUNC] = NULL,
+		[V_FUNCIP] = NULL, [V_FUNCIP_LINK] = NULL,
 	};
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o);
 	struct bpf_link_info info = {};
@@ -554,6 +556,8 @@ static void kmulti_setup(enum variant v)
 	progs[V_IPC] = ctx.skel->progs.kmulti_ipc;
 	progs[V_IPC_LINK] = ctx.skel->progs.kmulti_ipc_link;
 	progs[V_KFUNC] = ctx.skel->progs.kmulti_kfunc;
+	progs[V_FUNCIP] = ctx.skel->progs.kmulti_funcip;
+	progs[V_FUNCIP_LINK] = ctx.skel->progs.kmulti_funcip_link;
 	prog = progs[v];
 
 	addrs = attachable_funcs(&avail);
@@ -638,6 +642,9 @@ static void fentry_setup(enum variant v)
 		break;
 	case V_KFUNC:
 		prog = ctx.skel->progs.fentry_kfunc;
+		break;
+	case V_FUNCIP:
+		prog = ctx.skel->progs.fentry_funcip;
 		break;
 	case V_COOKIE_ARRAY:
 		prog = ctx.skel->progs.fentry_cookie_array;
@@ -725,6 +732,12 @@ static void umulti_setup(enum variant v)
 	case V_IPC_LINK:
 		prog = ctx.skel->progs.umulti_ipc_link;
 		break;
+	case V_FUNCIP:
+		prog = ctx.skel->progs.umulti_offset;
+		break;
+	case V_FUNCIP_LINK:
+		prog = ctx.skel->progs.umulti_offset_link;
+		break;
 	default:
 		prog = ctx.skel->progs.umulti_empty;
 		break;
@@ -805,6 +818,8 @@ KMULTI(hash, V_HASH);
 KMULTI(ipc, V_IPC);
 KMULTI(ipc_link, V_IPC_LINK);
 KMULTI(kfunc, V_KFUNC);
+KMULTI(funcip, V_FUNCIP);
+KMULTI(funcip_link, V_FUNCIP_LINK);
 FENTRY(empty, V_EMPTY);
 FENTRY(cookie, V_COOKIE);
 FENTRY(hash, V_HASH);
@@ -813,11 +828,14 @@ FENTRY(cookie_array, V_COOKIE_ARRAY);
 FENTRY(wide_array, V_WIDE_ARRAY);
 FENTRY(wide_ipc, V_WIDE_IPC);
 FENTRY(kfunc, V_KFUNC);
+FENTRY(funcip, V_FUNCIP);
 UMULTI(empty, V_EMPTY);
 UMULTI(cookie, V_COOKIE);
 UMULTI(cookie_array, V_COOKIE_ARRAY);
 UMULTI(ipc, V_KFUNC);
 UMULTI(ipc_link, V_IPC_LINK);
+UMULTI(offset, V_FUNCIP);
+UMULTI(offset_link, V_FUNCIP_LINK);
 
 /* Lookup micro-benchmark */
 

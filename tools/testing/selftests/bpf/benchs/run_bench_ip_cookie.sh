@@ -116,10 +116,10 @@ if [ "${SET:-}" = gen_lookup ]; then
 fi
 
 for r in $(seq 1 "$ROUNDS"); do
-	fentry "empty cookie cookie_array ipc kfunc hash wide_array wide_ipc"
-	umulti "empty cookie cookie_array ipc ipc_link"
+	fentry "empty funcip cookie cookie_array ipc kfunc hash wide_array wide_ipc"
+	umulti "empty offset offset_link cookie cookie_array ipc ipc_link"
 	# shellcheck disable=SC2086
-	kmulti "empty cookie cookie_array hash ipc kfunc ipc_link" $KMULTI_N
+	kmulti "empty funcip funcip_link cookie cookie_array hash ipc kfunc ipc_link" $KMULTI_N
 	# shellcheck disable=SC2086
 	lookup "none ipc hash array" $LOOKUP_N
 	[ "${SET:-}" = hot ] && continue

@@ -120,6 +120,21 @@ int kmulti_empty(void *ctx)
 	return 0;
 }
 
+/* The key alone, no lookup: the first step of the map's path. */
+SEC("?kprobe.multi")
+int kmulti_funcip(void *ctx)
+{
+	fold(bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_funcip_link(void *ctx)
+{
+	fold(bpf_get_func_ip(ctx) + bpf_get_attach_link_id());
+	return 0;
+}
+
 SEC("?kprobe.multi")
 int kmulti_cookie(void *ctx)
 {
@@ -184,6 +199,20 @@ int umulti_empty(void *ctx)
 }
 
 SEC("?uprobe.multi")
+int umulti_offset(void *ctx)
+{
+	fold(bpf_get_uprobe_offset());
+	return 0;
+}
+
+SEC("?uprobe.multi")
+int umulti_offset_link(void *ctx)
+{
+	fold(bpf_get_uprobe_offset() + bpf_get_attach_link_id());
+	return 0;
+}
+
+SEC("?uprobe.multi")
 int umulti_cookie(void *ctx)
 {
 	fold(bpf_get_attach_cookie(ctx));
@@ -225,6 +254,13 @@ SEC("?fentry/bpf_get_numa_node_id")
 int fentry_empty(void *ctx)
 {
 	fold(1);
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int fentry_funcip(void *ctx)
+{
+	fold(bpf_get_func_ip(ctx));
 	return 0;
 }
 
