@@ -98,8 +98,10 @@ out.append('')
 # kprobe.multi
 km = s['kmulti']
 ns = by_num(km)
-names = [('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
+names = [('cookie', 'cookie'), ('cookie_o1', 'O(1) cookie (variant)'),
+         ('cookie_array', 'cookie -> ARRAY'),
          ('hash', 'ip -> HASH'), ('ipc', 'ip -> IP_COOKIE'),
+         ('kfunc', 'bpf_ip_cookie_lookup()'),
          ('ipc_link', '{ip, link_id} -> IP_COOKIE')]
 out.append('kprobe.multi, one program on N functions, %s per trigger over '
            'an empty program:' % UNIT)
@@ -111,12 +113,35 @@ out.append('')
 
 # fentry
 fe = s['fentry'].get('1', {})
-parts = ['%s +%s' % (lbl, num(med(fe, v), '%.1f'))
-         for v, lbl in (('cookie', 'cookie'), ('ipc', 'IP_COOKIE'),
-                        ('hash', 'HASH')) if med(fe, v) is not None]
+
+
+def pct(d, v):
+    e = d.get('empty', {}).get('mops')
+    x = med(d, v)
+    if not e or x is None:
+        return ''
+    eh = 1000.0 / e
+    return ' (%.1f%%)' % (100.0 * eh / (eh + x))
+
+
+parts = ['%s +%s%s' % (lbl, num(med(fe, v), '%.1f'), pct(fe, v))
+         for v, lbl in (('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
+                        ('kfunc', 'bpf_ip_cookie_lookup()'),
+                        ('ipc', 'IP_COOKIE'), ('hash', 'HASH'))
+         if med(fe, v) is not None]
 if parts:
-    out.append('fentry on one function, %s over an empty program: %s.' % (UNIT,
-               ', '.join(parts)))
+    out.append('fentry on one function, %s over an empty program (and its '
+               'rate as a share of the empty program\'s): %s.' % (UNIT, ', '.join(parts)))
+    out.append('')
+um = s.get('umulti', {}).get('1', {})
+parts = ['%s +%s%s' % (lbl, num(med(um, v), '%.1f'), pct(um, v))
+         for v, lbl in (('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
+                        ('ipc', 'offset -> IP_COOKIE'),
+                        ('ipc_link', '{offset, link_id} -> IP_COOKIE'))
+         if med(um, v) is not None]
+if parts:
+    out.append('uprobe.multi on one function, %s over an empty program: %s.' % (
+        UNIT, ', '.join(parts)))
     out.append('')
 
 # lookups

@@ -601,10 +601,11 @@ static void grow_shrink(__u32 max, __u32 step)
 	fd = -1;
 	/* Freeing the map, from a work item after RCU grace periods,
 	 * returns every charge.  The drained elements go in RCU callbacks,
-	 * which an emulated CPU on a loaded host runs late: wait up to 20
-	 * rounds (a leak stays charged whatever the wait).
+	 * which an emulated CPU on a loaded host runs late (1M of them
+	 * outlasted 20 rounds once): wait up to 100 rounds (a leak stays
+	 * charged whatever the wait).
 	 */
-	for (i = 0; i < 20; i++) {
+	for (i = 0; i < 100; i++) {
 		kern_sync_rcu();
 		cg_after = memcg_settled(cgfd);
 		if (cg_after - cg_before <= slack)
