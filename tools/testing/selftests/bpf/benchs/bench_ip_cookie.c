@@ -708,8 +708,8 @@ static void *umulti_producer(void *input)
 
 static void umulti_setup(enum variant v)
 {
-	const char *syms[] = { "ipc_uprobe_target" };
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
+	const char *sym = "ipc_uprobe_target";
 	struct bpf_ip_cookie_key lkey;
 	__u64 cookie = 1, one = 1, key;
 	struct bpf_program *prog;
@@ -750,7 +750,7 @@ static void umulti_setup(enum variant v)
 	if (len < 0)
 		die("readlink /proc/self/exe", -errno);
 	exe[len] = 0;
-	o.syms = syms;
+	o.syms = &sym;
 	o.cookies = &cookie;
 	o.cnt = 1;
 	ctx.link = bpf_program__attach_uprobe_multi(prog, -1, exe, NULL, &o);
