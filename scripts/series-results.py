@@ -134,14 +134,15 @@ if parts:
                'rate as a share of the empty program\'s): %s.' % (UNIT, ', '.join(parts)))
     out.append('')
 um = s.get('umulti', {}).get('1', {})
-parts = ['%s +%s%s' % (lbl, num(med(um, v), '%.1f'), pct(um, v))
+parts = ['%s %s%s' % (lbl, num(med(um, v), '%+.1f'), pct(um, v))
          for v, lbl in (('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
                         ('ipc', 'offset -> IP_COOKIE'),
                         ('ipc_link', '{offset, link_id} -> IP_COOKIE'))
          if med(um, v) is not None]
 if parts:
-    out.append('uprobe.multi on one function, %s over an empty program: %s.' % (
-        UNIT, ', '.join(parts)))
+    out.append('uprobe.multi on one function, %s over an empty program '
+               '(the uprobe trap included in it; figures within about 10 '
+               'of it are not resolved): %s.' % (UNIT, ', '.join(parts)))
     out.append('')
 
 # lookups
