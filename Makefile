@@ -20,7 +20,7 @@ help:
 	@echo "make test         build debug kernel + selftests, run them in a VM"
 	@echo "make test-kcsan   the map's concurrency tests on a KCSAN kernel; fails on a data race in the series' code (scripts/test-kcsan.sh)"
 	@echo "make soak         ip_cookie_stress for minutes on the base and debug kernels (SOAK_SECS=600)"
-	@echo "make bench        instructions (QEMU -icount), time (3 boots) and native figures (scripts/bench.sh; QUICK=1: shorter)"
+	@echo "make bench        instructions (QEMU -icount, with an O(1) kprobe.multi cookie variant kernel; KCOOKIE=0: without), time (3 boots) and native figures (scripts/bench.sh; QUICK=1: shorter)"
 	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
 	@echo "make bench-kfunc-cost  instructions of programs that do not call bpf_get_attach_link_id(), with and without patch 5 (QEMU -icount)"
 	@echo "make bench-native lookup data structures (kprobe.multi bsearch, IP_COOKIE, HASH) timed natively on the host CPU: a model, not the kernel path (scripts/bench-native.sh; NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576)"
