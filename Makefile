@@ -2,7 +2,8 @@
 # Front door of the BPF_MAP_TYPE_IP_COOKIE harness: one target per action.
 # Variables (make VAR=value target):
 #   PATCHES=none   build without patches/*.patch and without mirror files
-#                  ("0001 0002": only these patches)
+#                  ("map libbpf": only the patches of these series/manifest
+#                  ids; "-kfunc": all but that one)
 #   MIRROR=none    build without the repo's kernel mirror files
 #   KDIR=/path     use your own 6.12 tree as the pristine source
 #   TESTS="a b"    test_progs tests to run (default: ours + scripts/tests.list)
@@ -36,7 +37,7 @@ help:
 	@echo "make patches      the bpf-next series, as mails, in build/series/ (scripts/series.sh)"
 	@echo "make check        make patches, then checkpatch, git am, docs, every prefix built, i386/arm64 (scripts/series-check.sh)"
 	@echo "make clean        remove build/"
-	@echo "Variables: PATCHES=none|\"0001 0002\" MIRROR=none KDIR=/path TESTS=... BASE=1 VM_ACCEL=kvm|tcg|icount VM_TIMEOUT=s"
+	@echo "Variables: PATCHES=none|\"map libbpf\"|\"-kfunc\" MIRROR=none KDIR=/path TESTS=... BASE=1 VM_ACCEL=kvm|tcg|icount VM_TIMEOUT=s"
 	@echo "make check: CHECKS=\"checkpatch am ...\" (a subset: scripts/series-check.sh lists them) PREFIXES=\"1 2\" CROSS=\"i386 arm64\""
 
 deps:

@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench-kfunc-cost: what patch 5 (bpf_get_attach_link_id()) costs the
-# programs that do not call it. The base kernel with the whole series and
-# the same kernel without patch 5 (build/no0005: every patch but 0005 and
-# 0007, which needs it) boot in turn under QEMU -icount; each runs the empty
-# fentry and the empty kprobe.multi program of the IP_COOKIE benchmarks,
-# which never call the kfunc, and reports guest instructions per trigger.
-# Writes
-# docs/results/raw-kfunc-cost.txt and docs/results/kfunc-cost.md.
+# make bench-kfunc-cost: what the link-ID kfunc (bpf_get_attach_link_id(),
+# patch "kfunc" of series/manifest) costs the programs that do not call it.
+# The base kernel with the whole series and the same kernel without that
+# patch boot in turn under QEMU -icount; each runs the empty fentry and the
+# empty kprobe.multi program of the IP_COOKIE benchmarks, which never call
+# the kfunc, and reports guest instructions per trigger. The kernel without
+# it (build/no-kfunc) is the series with PATCHES="-kfunc -uoffset -funcip":
+# "uoffset" builds on "kfunc" (its kfunc sits next to it and uses its
+# declarations) and "funcip" has a line of "kfunc" in its context; neither
+# touches the run path of the two empty programs.
+# Writes docs/results/raw-kfunc-cost.txt and docs/results/kfunc-cost.md.
 #   ROUNDS=n     runs of each benchmark per boot (default 3)
 #   NO_BUILD=1   use the kernels and bench already built
 set -euo pipefail
@@ -16,12 +19,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 RESULTS=${RESULTS:-$ROOT/docs/results}
 ROUNDS=${ROUNDS:-3}
-NO5=$BUILD/no0005
-all=$(cd "$ROOT/patches" && ls ./*.patch | sed 's|^\./||; s|-.*||' | sort -u)
-# Patch 7 builds on patch 5 (its kfunc sits next to patch 5's and uses its
-# declarations), so it goes too; it adds nothing to the run path of the
-# programs measured here.
-without=$(echo "$all" | grep -vx -e 0005 -e 0007 | paste -sd' ' -)
+NO5=$BUILD/no-kfunc
+without="-kfunc -uoffset -funcip"
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
@@ -65,7 +64,8 @@ md = ['# What bpf_get_attach_link_id() costs programs that do not call it\n',
       'From `make bench-kfunc-cost` (scripts/bench-kfunc-cost.sh) at %s; raw: '
       '`raw-kfunc-cost.txt`. QEMU -icount: guest instructions per trigger, '
       'the same on any host. "with": the base kernel with the whole series; '
-      '"without": the same kernel without patch 5 (and patch 7, which needs it). Neither program calls '
+      '"without": the same kernel without patch 5 (and patches 7 and 8, '
+      'which need it; PATCHES="-kfunc -uoffset -funcip"). Neither program calls '
       'the kfunc.\n' % rev,
       '| program | with patch 5 | without | difference |', '|---|---|---|---|']
 ok = True

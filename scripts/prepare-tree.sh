@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the patched kernel tree in build/linux:
 #   pristine source (build/src from the Debian tarball, or KDIR=/path)
-#   + patches/*.patch (name order, -p1)          unless PATCHES=none
-#     (PATCHES="0001 0002": only the patches with these number prefixes)
+#   + patches/*.patch (-p1) in series/manifest order, the order of the
+#     series                                     unless PATCHES=none
+#     PATCHES="map libbpf": only the patches of these manifest ids
+#     PATCHES="-kfunc -uoffset": all but the patches of these ids
 #   + EXTRA_PATCHES="file ..." after them (variant kernels of the
 #     benchmarks, patches/variants/: not part of the series)
 #   + files of the repo's kernel mirror dirs     unless MIRROR=none
@@ -59,15 +61,36 @@ fi
 # 3. What this sync touches: files named by the patches, and mirror files.
 patch_list=()
 if [ "$PATCHES" != none ]; then
+	# "<id> patches/<name>.patch" lines of the manifest, in its order.
+	manifest=$(sed 's/#.*//' "$ROOT/series/manifest" |
+		awk 'NF == 2 && $2 ~ /^patches\/[^\/]*\.patch$/ { print $1, $2 }')
 	for p in "$ROOT"/patches/*.patch; do
 		[ -f "$p" ] || continue
-		# PATCHES="0001 0004": only the patches with these prefixes.
-		if [ "$PATCHES" != all ]; then
-			n=$(basename "$p")
-			case " $PATCHES " in *" ${n%%-*} "*) ;; *) continue ;; esac
-		fi
-		patch_list+=("$p")
+		grep -q " patches/${p##*/}\$" <<< "$manifest" ||
+			die "patches/${p##*/} is not in series/manifest (which gives the order)"
 	done
+	want=" $PATCHES "
+	excl=0
+	case $want in *" -"*) excl=1 ;; esac
+	for w in $PATCHES; do
+		[ "$w" = all ] && continue
+		[ $excl = 1 ] && [ "${w#-}" = "$w" ] &&
+			die "PATCHES: either ids to apply or -ids to leave out, not both"
+		grep -q "^${w#-} " <<< "$manifest" ||
+			die "PATCHES: no patch file of id '${w#-}' in series/manifest (ids: $(cut -d' ' -f1 <<< "$manifest" | uniq | paste -sd' '))"
+	done
+	while read -r id p; do
+		[ -f "$ROOT/$p" ] || die "series/manifest names $p, which does not exist"
+		case $PATCHES in
+		all) ;;
+		*)	if [ $excl = 1 ]; then
+				case $want in *" -$id "*) continue ;; esac
+			else
+				case $want in *" $id "*) ;; *) continue ;; esac
+			fi ;;
+		esac
+		patch_list+=("$ROOT/$p")
+	done <<< "$manifest"
 fi
 
 for p in ${EXTRA_PATCHES:-}; do

@@ -297,7 +297,7 @@ if wants refs; then
 	for m in "${mails[@]}"; do
 		while IFS= read -r hit; do
 			finding "$(basename "$m"): ${hit:0:160}"
-		done < <(grep -nE '^\+.*(make (test|bench|check|patches)|docs/results|patches/0|scripts/(bench|test|build|series|prepare)|[Pp]atch [0-9]+\b)' "$m" || true)
+		done < <(grep -nE '^\+.*(make (test|bench|check|patches)|docs/results|patches/[0-9]|scripts/(bench|test|build|series|prepare)|[Pp]atch [0-9]+\b)' "$m" || true)
 	done
 	end
 fi

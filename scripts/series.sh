@@ -5,16 +5,16 @@
 #
 #   1. series/manifest says which file goes into which patch, and in which
 #      order; every mirror file and every patches/*.patch must be listed
-#      (a file nobody placed stops the run, naming it).
+#      (a file nobody placed stops the run, naming it). The patch file of
+#      the Nth patch, id ID, is patches/NN-ID.patch, so that its name says
+#      where it goes; scripts/prepare-tree.sh applies the patch files in the
+#      manifest's order too, so make test builds what is sent.
 #   2. build/series-git is a git repository of the pristine tree (the
 #      Debian linux-source-6.12 tarball, as build/src), committed once as
 #      the tag "base" and reused.
 #   3. Branch "series" is rebuilt from "base": one commit per manifest
 #      patch, authored and signed off by `git config user.name/user.email`.
-#   4. The series tip must hold exactly what scripts/prepare-tree.sh builds
-#      (all patches in name order, then the mirror files), so the series is
-#      the code that make test and make bench run.
-#   5. git format-patch --cover-letter into build/series/, and the cover
+#   4. git format-patch --cover-letter into build/series/, and the cover
 #      letter filled from series/cover-letter.txt and the committed
 #      docs/results/summary-*.json.
 # Commit and author dates are the date of this repository's HEAD commit,
@@ -88,6 +88,15 @@ while IFS= read -r line || [ -n "$line" ]; do
 	if [ "$id" != - ] && [ ! -f "$tmp/ids/$id" ]; then
 		ids+=("$id")
 	fi
+	if [ "$kind" = patch ] && [ "$id" != - ]; then
+		grep -q "^patch " "$tmp/ids/$id" 2>/dev/null &&
+			die "series/manifest:$n: patch '$id' has two patch files: make them one"
+		pos=0
+		for i in "${!ids[@]}"; do [ "${ids[$i]}" = "$id" ] && pos=$((i + 1)); done
+		want=$(printf 'patches/%02d-%s.patch' "$pos" "$id")
+		[ "$path" = "$want" ] ||
+			die "series/manifest:$n: $path: patch '$id' is number $pos of the series: name its file $want (git mv)"
+	fi
 	echo "$kind $path" >> "$tmp/ids/$id"
 done < "$MANIFEST"
 while read -r f; do
@@ -98,8 +107,7 @@ done < <(cat "$tmp/mirror" "$tmp/patches" "$tmp/msgs")
 touch "$tmp/ids/-"
 
 # The commit message of one patch: its series/*.msg, else the header of its
-# first patches/*.patch (Subject: line without "[PATCH n/m]", then the text
-# above "---").
+# patches/*.patch (Subject: line, then the text above "---").
 message() {
 	local id=$1 src out=$2
 	src=$(sed -n 's/^msg //p' "$tmp/ids/$id")
@@ -190,29 +198,7 @@ for id in "${ids[@]}"; do
 	printf 'series: %-8s %s  (message: %s)\n' "$id" "$("${G[@]}" log -1 --format=%s)" "$src"
 done
 
-# 4. The tip must equal what prepare-tree.sh syncs into build/linux: every
-# file touched by a patch or a mirror file, except those of files kept out.
-mkdir -p "$tmp/tree"
-: > "$tmp/touched"
-while read -r p; do
-	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$ROOT/$p" >> "$tmp/touched"
-done < "$tmp/patches"
-sort -u "$tmp/touched" -o "$tmp/touched"
-while read -r f; do
-	if [ -f "$SRC/$f" ]; then
-		mkdir -p "$tmp/tree/$(dirname "$f")"
-		cp -p "$SRC/$f" "$tmp/tree/$f"
-	fi
-done < "$tmp/touched"
-while read -r p; do
-	(cd "$tmp/tree" && patch -s -p1 -N --batch --fuzz=0 --no-backup-if-mismatch -r - < "$ROOT/$p") >/dev/null ||
-		die "$p does not apply in name order (as scripts/prepare-tree.sh applies it)"
-done < "$tmp/patches"
-while read -r f; do
-	mkdir -p "$tmp/tree/$(dirname "$f")"
-	cp "$ROOT/$f" "$tmp/tree/$f"
-done < "$tmp/mirror"
-# Files of entries kept out ("-") are not compared.
+# Files kept out ("-") must not be in the series.
 : > "$tmp/out-files"
 while read -r kind path; do
 	case $kind in
@@ -220,24 +206,13 @@ while read -r kind path; do
 	patch) sed -n 's|^+++ b/\([^\t]*\).*$|\1|p' "$ROOT/$path" >> "$tmp/out-files" ;;
 	esac
 done < "$tmp/ids/-"
-diffs=0
-while read -r f; do
-	grep -qxF "$f" "$tmp/out-files" && continue
-	if [ -f "$tmp/tree/$f" ]; then
-		cmp -s "$tmp/tree/$f" "$GITDIR/$f" || { echo "series: $f differs from what prepare-tree.sh builds" >&2; diffs=1; }
-	elif [ -e "$GITDIR/$f" ]; then
-		echo "series: $f exists in the series but not in the prepare-tree.sh tree" >&2
-		diffs=1
-	fi
-done < <(sort -u "$tmp/touched" "$tmp/mirror")
-[ $diffs = 0 ] || die "the series is not the tree make test builds (patches that touch the same file in another order than their names?)"
 while read -r f; do
 	if "${G[@]}" cat-file -e "HEAD:$f" 2>/dev/null && ! "${G[@]}" cat-file -e "base:$f" 2>/dev/null; then
 		die "$f is kept out of the series but the series adds it"
 	fi
 done < "$tmp/out-files"
 
-# 5. The mails.
+# 4. The mails.
 mkdir -p "$OUT"
 rm -f "$OUT"/*.patch
 "${G[@]}" format-patch -q --cover-letter -o "$OUT" --subject-prefix='PATCH bpf-next' base..series

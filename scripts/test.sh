@@ -74,7 +74,7 @@ scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 # emulated VM the sample often never comes (both results 0: in 1 of 5 full
 # runs, and in 1 of 1 runs of the subtest alone in a fresh VM). libbpf's
 # CI denylists it for the same reason (libbpf/libbpf#755). The series'
-# own perf-event change, patch 0012, is tested by ip_cookie_link/perf_attach.
+# own perf-event change, patches/03-perffix.patch, is tested by ip_cookie_link/perf_attach.
 DENY="bpf_cookie/perf_event"
 
 if [ -n "$all" ]; then
