@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench-gen-lookup: what inlining the lookup buys.  Builds the base
-# kernel a second time without ip_cookie_map_gen_lookup() (the map ops
-# lose .map_gen_lookup, so the verifier emits a direct call to
-# ip_cookie_map_lookup_elem() instead), then boots the two kernels in turn,
-# running the same subset of the benchmarks in each (SET=gen_lookup), and
-# writes docs/results/gen-lookup.md.
+# kernel a second time without ip_cookie_map_gen_lookup() (the variant
+# patch patches/variants/no-gen-lookup.patch: the map ops lose
+# .map_gen_lookup, so the verifier emits a direct call to
+# ip_cookie_map_lookup_elem() instead), in a tree of its own
+# (build/variant-no-gen-lookup, EXTRA_PATCHES of prepare-tree.sh), then
+# boots the two kernels in turn, running the same subset of the benchmarks
+# in each (SET=gen_lookup), and writes docs/results/gen-lookup.md.
 #   BOOTS=n        boots of each kernel, alternating (default 2)
 #   ROUNDS=n       rounds per boot (default 2)
 #   NO_BUILD=1     use the bench and the two vmlinux already built
@@ -18,7 +20,7 @@ RESULTS=${RESULTS:-$ROOT/docs/results}
 BOOTS=${BOOTS:-2}
 ROUNDS=${ROUNDS:-2}
 RUNNER=$ROOT/tools/testing/selftests/bpf/benchs/run_bench_ip_cookie.sh
-SRC=$BUILD/linux/kernel/bpf/ip_cookie.c
+VARIANT=$BUILD/variant-no-gen-lookup
 IMG_GEN=$BUILD/vm/vmlinux-gen-lookup
 IMG_CALL=$BUILD/vm/vmlinux-no-gen-lookup
 
@@ -27,22 +29,14 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	mkdir -p "$BUILD/vm"
 	cp "$BUILD/kbuild-base/vmlinux" "$IMG_GEN"
-
-	# The variant, built in place and undone whatever happens.
-	restore() { cp "$ROOT/kernel/bpf/ip_cookie.c" "$SRC"; }
-	trap restore EXIT
-	sed -e '/\.map_gen_lookup[[:space:]]*= ip_cookie_map_gen_lookup,/d' \
-	    -e 's/^static int ip_cookie_map_gen_lookup(/static int __maybe_unused ip_cookie_map_gen_lookup(/' \
-	    "$ROOT/kernel/bpf/ip_cookie.c" > "$SRC"
-	if grep -q '\.map_gen_lookup' "$SRC"; then
-		echo "bench-gen-lookup: could not drop .map_gen_lookup from $SRC" >&2
-		exit 1
-	fi
-	"$ROOT/scripts/build-kernel.sh" base
-	cp "$BUILD/kbuild-base/vmlinux" "$IMG_CALL"
-	restore
-	trap - EXIT
-	"$ROOT/scripts/build-kernel.sh" base	# back to the real thing
+	# Expanded before BUILD=$VARIANT below, which would change them.
+	src=$BUILD/src
+	cache=${CCACHE_DIR:-$BUILD/ccache}
+	BUILD=$VARIANT KDIR=$src \
+		EXTRA_PATCHES=$ROOT/patches/variants/no-gen-lookup.patch \
+		"$ROOT/scripts/prepare-tree.sh"
+	BUILD=$VARIANT CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" base
+	cp "$VARIANT/kbuild-base/vmlinux" "$IMG_CALL"
 fi
 for f in "$IMG_GEN" "$IMG_CALL"; do
 	[ -f "$f" ] || { echo "bench-gen-lookup: no $f (run without NO_BUILD)" >&2; exit 1; }

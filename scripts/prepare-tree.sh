@@ -6,9 +6,10 @@
 #     series                                     unless PATCHES=none
 #     PATCHES="map libbpf": only the patches of these manifest ids
 #     PATCHES="-kfunc -uoffset": all but the patches of these ids
-#   + EXTRA_PATCHES="file ..." after them (variant kernels of the
-#     benchmarks, patches/variants/: not part of the series)
 #   + files of the repo's kernel mirror dirs     unless MIRROR=none
+#   + EXTRA_PATCHES="file ..." last, so they may change mirror files too
+#     (variant kernels of the benchmarks, patches/variants/: not part of
+#     the series)
 # Only files whose content changed are rewritten, so unchanged files keep
 # their mtimes and an incremental kernel build recompiles only what changed.
 # Files touched by a previous sync but no longer by any patch or mirror file
@@ -93,16 +94,17 @@ if [ "$PATCHES" != none ]; then
 	done <<< "$manifest"
 fi
 
+extra_list=()
 for p in ${EXTRA_PATCHES:-}; do
 	[ -f "$p" ] || die "EXTRA_PATCHES: no file $p"
-	patch_list+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
+	extra_list+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
 done
 
 tmp=$(mktemp -d "$BUILD/sync.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 : > "$tmp/touched"
-for p in "${patch_list[@]}"; do
+for p in "${patch_list[@]}" "${extra_list[@]}"; do
 	# "diff --git a/X b/Y": both sides count (renames, new and deleted files).
 	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$p" >> "$tmp/touched"
 	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$p" >> "$tmp/touched"
@@ -117,7 +119,8 @@ sort -u "$tmp/touched" -o "$tmp/touched"
 touch "$STATE"
 sort -u "$tmp/touched" "$STATE" > "$tmp/all"
 
-# 4. Final content in a scratch tree: pristine files + patches + mirror.
+# 4. Final content in a scratch tree: pristine files + patches + mirror
+# files + extra patches.
 mkdir -p "$tmp/tree"
 while read -r f; do
 	if [ -f "$SRC/$f" ]; then
@@ -126,21 +129,29 @@ while read -r f; do
 	fi
 done < "$tmp/touched"
 
-for p in "${patch_list[@]}"; do
+apply() {	# apply PATCH
+	local out
 	if ! out=$(cd "$tmp/tree" && patch -p1 -N --batch --fuzz=0 \
-			--no-backup-if-mismatch -r - < "$p" 2>&1); then
-		echo "prepare-tree: patch $(basename "$p") does not apply:" >&2
+			--no-backup-if-mismatch -r - < "$1" 2>&1); then
+		echo "prepare-tree: patch $(basename "$1") does not apply:" >&2
 		# patch prints "patching file F" followed by "Hunk #N FAILED at L".
 		echo "$out" | grep -E 'patching file|FAILED|malformed|Reversed|can.t find|No file' >&2 || echo "$out" >&2
 		exit 1
 	fi
-	echo "prepare-tree: applied $(basename "$p")"
+	echo "prepare-tree: applied $(basename "$1")"
+}
+for p in "${patch_list[@]}"; do
+	apply "$p"
 done
 
 while read -r f; do
 	mkdir -p "$tmp/tree/$(dirname "$f")"
 	cp "$ROOT/$f" "$tmp/tree/$f"
 done < "$tmp/mirror"
+
+for p in "${extra_list[@]}"; do
+	apply "$p"
+done
 
 # 5. Copy into build/linux only what differs.
 changed=0
@@ -169,4 +180,4 @@ while read -r f; do
 done < "$tmp/all"
 
 cp "$tmp/touched" "$STATE"
-echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files, $changed files changed)"
+echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files, ${#extra_list[@]} extra patches, $changed files changed)"
