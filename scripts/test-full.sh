@@ -20,7 +20,7 @@
 #                                   already built (the pristine kernel does
 #                                   not change with the series)
 #   scripts/test-full.sh run-patched | run-pristine   one VM each
-#   scripts/test-full.sh report     the comparison (test-full-report.py)
+#   scripts/test-full.sh report     the comparison (test-report.py compare)
 # (no argument: all of them in that order). The same runners on both
 # kernels: a test that passes on one and fails on the other does so because
 # of the kernel. They carry the series' libbpf; the ip_cookie* tests are not
@@ -141,7 +141,7 @@ run() {	# run patched|pristine
 }
 
 report() {
-	python3 "$S/test-full-report.py" "$B/vm/pristine.log.txt" "$B/vm/patched.log.txt"
+	python3 "$S/test-report.py" compare "$B/vm/pristine.log.txt" "$B/vm/patched.log.txt"
 }
 
 case ${1:-all} in

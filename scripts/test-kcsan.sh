@@ -29,9 +29,12 @@ log=$BUILD/vm/test-kcsan.log
 vrc=$?
 txt=$log.txt
 [ -f "$txt" ] || { echo "test-kcsan: no console log"; exit 1; }
-out=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$txt" | sed '/^All error logs:$/,$d')
-echo "$out" | grep -E '^#[0-9]+(/[0-9]+)? ' || true
-failed=$(echo "$out" | grep -cE '^#[0-9]+ +[^ ]+:FAIL')
+# The test results, read as make test reads them.
+res=$(python3 "$S/test-report.py" summary "$txt" 0)
+grep -v '^counts ' <<< "$res"
+read -r passed failed _ < <(sed -n 's/^counts //p' <<< "$res")
+failed=${failed:-1}
+echo "test-kcsan: $passed tests passed"
 status=$(sed -n 's/^HARNESS-EXIT-STATUS: \([0-9]*\)$/\1/p' "$txt" | tail -1)
 
 # One report per "BUG: KCSAN:" line, up to the next "=====" line.

@@ -1,14 +1,28 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Compare two make test-full console logs (pristine, patched).
+"""Results of test_progs (and test_verifier, test_maps) in VM console logs.
 
-Prints a Markdown summary: per runner (test_progs, test_verifier, test_maps)
-the pass/fail/skip counts on each kernel, then every test_progs test whose
-result differs, then the tests that fail on both. Exit status 1 when a test
-that passes on the pristine kernel fails (or is missing) on the patched one.
+The one reader of test_progs output for make test and make test-full. It
+reads the command part of a console log of scripts/vm-run.sh (between
+HARNESS-CMD-BEGIN and HARNESS-CMD-END): test_progs' "#N name:RESULT" and
+"#N/M name/subtest:RESULT" lines, up to its "All error logs:" repeat;
+after a "HARNESS-RC <runner> <status>" line, the next runner's summary.
 
-usage: test-full-report.py PRISTINE.log.txt PATCHED.log.txt
+usage:
+  test-report.py summary LOG VM_STATUS
+      make test (scripts/test.sh): the skipped tests, the failed tests and
+      subtests ("test: failed: ..."), and last "counts PASSED FAILED
+      SKIPPED". A test that is OK with skipped subtests counts as skipped,
+      not passed. VM_STATUS is vm-run's exit status: non-zero without a
+      failed test (a splat, a timeout) counts as one failure more.
+  test-report.py compare PRISTINE.log.txt PATCHED.log.txt
+      make test-full (scripts/test-full.sh): Markdown, per runner the
+      pass/fail/skip counts on each kernel, then every test_progs test
+      whose result differs, then the tests that fail on both. Exit status
+      1 when a test that passes on the pristine kernel fails (or is
+      missing) on the patched one.
 """
+import os
 import re
 import sys
 
@@ -20,14 +34,23 @@ RC = re.compile(r'^HARNESS-RC (\S+) (\d+)')
 
 
 def parse(path):
+    """The results of one console log.
+
+    top: test name -> OK, OK+SKIP (OK with skipped subtests), FAIL or SKIP;
+    sub: "test/subtest" -> OK, FAIL or SKIP; lines: the result lines of
+    test_progs as printed, in order; rc: runner -> status of its
+    HARNESS-RC line; tp_sum, v_sum, maps: the summaries of test_progs,
+    test_verifier and test_maps; complete: the command part ended; exit:
+    the guest's HARNESS-EXIT-STATUS.
+    """
     with open(path, errors='replace') as f:
         text = f.read()
     m = re.search(r'^HARNESS-CMD-BEGIN$(.*?)(^HARNESS-CMD-END$|\Z)', text,
                   re.S | re.M)
     body = m.group(1) if m else ''
     status = re.search(r'^HARNESS-EXIT-STATUS: (\d+)', text, re.M)
-    r = {'top': {}, 'sub': {}, 'rc': {}, 'tp_sum': None, 'v_sum': None,
-         'maps': None, 'complete': bool(m and m.group(2)),
+    r = {'top': {}, 'sub': {}, 'lines': [], 'rc': {}, 'tp_sum': None,
+         'v_sum': None, 'maps': None, 'complete': bool(m and m.group(2)),
          'exit': status.group(1) if status else None}
     runner = 'test_progs'
     in_errlog = False
@@ -41,6 +64,7 @@ def parse(path):
             in_errlog = False
             continue
         if runner == 'test_progs':
+            # test_progs repeats the failed tests after "All error logs:".
             if line == 'All error logs:':
                 in_errlog = True
             s = TPSUM.match(line)
@@ -56,10 +80,12 @@ def parse(path):
                 if res == 'OK' and '(SKIP:' in t.group(4):
                     res = 'OK+SKIP'
                 r['top'][t.group(2)] = res
+                r['lines'].append(line)
                 continue
             s = SUB.match(line)
             if s:
                 r['sub'][s.group(3)] = s.group(4)
+                r['lines'].append(line)
         elif runner == 'test_verifier':
             s = VSUM.match(line)
             if s:
@@ -70,6 +96,32 @@ def parse(path):
     return r
 
 
+def summary(log, vm_status):
+    r = parse(log)
+    top = r['top'].values()
+    passed = sum(1 for v in top if v == 'OK')
+    skipped = sum(1 for v in top if v in ('SKIP', 'OK+SKIP'))
+    failed = sum(1 for v in top if v == 'FAIL')
+    for line in r['lines']:
+        t = TOP.match(line)
+        if t and (t.group(3) == 'SKIP' or '(SKIP:' in t.group(4)):
+            print('test: skipped (not counted as passed): ' + line)
+    # Failed tests and subtests, printed again last: CI keeps the tail.
+    for line in r['lines']:
+        if ':FAIL' in line:
+            print('test: failed: ' + line)
+    name = os.path.basename(log)
+    if name.endswith('.log.txt'):
+        name = name[:-len('.log.txt')]
+    if vm_status != 0 and failed == 0:
+        print('#vm      %s:FAIL (exit %d: splat, timeout or runner error)' % (name, vm_status))
+        print('test: failed: %s (exit %d: splat, timeout or runner error; '
+              "see vm-run's report above)" % (name, vm_status))
+        failed = 1
+    print('counts %d %d %d' % (passed, failed, skipped))
+    return 0
+
+
 def counts(top):
     ok = sum(1 for v in top.values() if v == 'OK')
     part = sum(1 for v in top.values() if v == 'OK+SKIP')
@@ -78,15 +130,12 @@ def counts(top):
     return ok, part, fail, skip
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    pri, pat = parse(sys.argv[1]), parse(sys.argv[2])
+def compare(pristine, patched):
+    pri, pat = parse(pristine), parse(patched)
     out = []
     out.append('| runner | pristine 6.12 | with the series |')
     out.append('|---|---|---|')
-    for name, r in (('pristine', pri), ('patched', pat)):
+    for r in (pri, pat):
         r['c'] = counts(r['top'])
     fmt = '{} OK, {} OK with skipped subtests, {} FAIL, {} SKIP'
     out.append('| test_progs (tests) | %s | %s |' % (fmt.format(*pri['c']),
@@ -143,6 +192,15 @@ def main():
             '`%s`' % s.split('/', 1)[1] for s in subs)) if subs else ''))
     print('\n'.join(out))
     return 1 if regress else 0
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == 'summary':
+        return summary(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) == 4 and sys.argv[1] == 'compare':
+        return compare(sys.argv[2], sys.argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
 
 
 if __name__ == '__main__':

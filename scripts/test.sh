@@ -23,31 +23,21 @@ set -e
 set +e
 
 passed=0 failed=0 skipped=0 rc=0 fails=
-# Count top-level results ("#12      name:OK") of a console log's command
-# part. A VM that failed (splat, timeout) without a failed test counts as
-# one failure more.
+# Add up the results of a console log (scripts/test-report.py, the reader
+# make test-full uses too). A VM that failed (splat, timeout) without a
+# failed test counts as one failure more.
 count() {	# count LOG VM_STATUS
-	local out f x
-	# test_progs repeats failed tests after "All error logs:": not twice.
-	out=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
-		sed '/^All error logs:$/,$d' | grep -E '^#[0-9]+ +[^/ ]+:(OK|FAIL|SKIP)' || true)
-	f=$(echo "$out" | grep -c ':FAIL')
-	# Failed tests and subtests, printed again last: CI keeps the tail.
-	x=$(sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$1" |
-		sed '/^All error logs:$/,$d' | grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:FAIL' || true)
-	[ -z "$x" ] || fails="$fails$(echo "$x" | sed 's/^/test: failed: /')
+	local out x p f s
+	out=$(python3 "$S/test-report.py" summary "$1" "$2")
+	grep -v -e '^counts ' -e '^test: failed: ' <<< "$out"
+	# The failed tests and subtests, printed again last: CI keeps the tail.
+	x=$(grep '^test: failed: ' <<< "$out")
+	[ -z "$x" ] || fails="$fails$x
 "
-	# "name:OK (SKIP: 1/12)": a skipped subtest is not a pass.
-	passed=$((passed + $(echo "$out" | grep ':OK' | grep -vc '(SKIP:')))
-	skipped=$((skipped + $(echo "$out" | grep -c ':SKIP\|(SKIP:')))
-	echo "$out" | grep ':SKIP\|(SKIP:' | sed 's/^/test: skipped (not counted as passed): /' || true
-	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
-		echo "#vm      $(basename "$1" .log.txt):FAIL (exit $2: splat, timeout or runner error)"
-		fails="${fails}test: failed: $(basename "$1" .log.txt) (exit $2: splat, timeout or runner error; see vm-run's report above)
-"
-		f=1
-	fi
-	failed=$((failed + f))
+	read -r p f s < <(sed -n 's/^counts //p' <<< "$out")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+	skipped=$((skipped + ${s:-0}))
 	[ "$2" = 0 ] || rc=1
 }
 
