@@ -8,8 +8,8 @@
 #               MAINTAINERS entries cover
 #   identity    From: and Signed-off-by: of every mail are the user's git
 #               identity; no e-mail address in the repository's own files
-#   message     each test and subtest a patch adds (prog_tests/*.c) is
-#               named in its commit message, so the message stays true
+#   message     each test file a patch adds (prog_tests/NAME.c) is named
+#               (NAME) in its commit message, which says what it covers
 #   scripts     shellcheck on the new shell scripts of the series
 #   refs        no added line refers to this repository's harness (make
 #               test/bench, scripts/, docs/results, patches/) or to a patch
@@ -264,16 +264,13 @@ if wants message; then
 		"${G[@]}" log -1 --format=%B "$c" > "$tmp/body"
 		while read -r f; do
 			case $f in tools/testing/selftests/bpf/prog_tests/*.c) ;; *) continue ;; esac
-			while read -r t; do
-				n=$((n + 1))
-				grep -qw -- "$t" "$tmp/body" ||
-					finding "patch $(prefix_name $i): the commit message does not name $t (${f##*/})"
-			done < <("${G[@]}" show "$c:$f" | sed -n -E \
-				-e 's/.*test__start_subtest\("([^"]+)"\).*/\1/p' \
-				-e 's/^void (serial_)?test_([A-Za-z0-9_]+)\(.*/\2/p')
+			t=$(basename "$f" .c)
+			n=$((n + 1))
+			grep -qw -- "$t" "$tmp/body" ||
+				finding "patch $(prefix_name $i): the commit message does not name $t (${f##*/})"
 		done < <("${G[@]}" diff --name-only --diff-filter=A "$c^" "$c")
 	done
-	end "" "$n tests and subtests"
+	end "" "$n test files"
 fi
 
 # --- scripts
