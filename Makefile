@@ -1,15 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the BPF_MAP_TYPE_IP_COOKIE harness: one target per action.
-# Variables (make VAR=value target):
-#   PATCHES=none   build without patches/*.patch and without mirror files
-#                  ("map libbpf": only the patches of these series/manifest
-#                  ids; "-kfunc": all but that one)
-#   MIRROR=none    build without the repo's kernel mirror files
-#   KDIR=/path     use your own 6.12 tree as the pristine source
-#   TESTS="a b"    test_progs tests to run (default: ours + scripts/tests.list)
-#   VM_ACCEL=kvm|tcg|icount, VM_TIMEOUT=seconds   see scripts/vm-run.sh
-#   BASE=1         make test: also run ip_cookie_scale on the base kernel
-#   SOAK_SECS=s    make soak: writer seconds per kernel (default 600)
+# `make help` is the list of targets and variables; keep it complete.
 
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
@@ -17,28 +8,66 @@ DEPS := scripts/install-deps.sh
 .PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full test-kcsan \
 	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
 
+define HELP
+Targets (each builds what it needs; build/ holds everything generated):
+  make test          debug kernel (KASAN, lockdep, kmemleak), libbpf, bpftool and
+                     test_progs; the series' tests and scripts/tests.list in the
+                     debug VM; "N passed, N failed" last, non-zero on a failure,
+                     splat or timeout (TESTS="a b": only these; BASE=1: also
+                     ip_cookie_scale on the base kernel)
+  make vm            shell in the debug-kernel VM (/bpf: test_progs, bench, bpftool)
+  make patches       the bpf-next series as mails in build/series/: one patch per
+                     series/manifest id, cover letter from series/cover-letter.txt
+  make check         make patches, then checkpatch, identity, commit messages,
+                     refs, git am, uapi sync, docs, every prefix built, sparse,
+                     i386/arm64 (CHECKS="checkpatch am ...": a subset;
+                     PREFIXES="1 2"; CROSS="i386 arm64"); hours for all
+  make bench         base kernel + bench: guest instructions under QEMU -icount
+                     (with an O(1) kprobe.multi cookie variant kernel; KCOOKIE=0:
+                     without), time over BOOTS=3 boots, and bench-native; writes
+                     docs/results/ (QUICK=1: shorter; ONLY="icount time native")
+  make bench-gen-lookup  inlined lookup vs direct call: a second base kernel from
+                     patches/variants/no-gen-lookup.patch; docs/results/gen-lookup.md
+  make bench-kfunc-cost  -icount cost of bpf_get_attach_link_id() to programs that
+                     do not call it: kernels with and without the kfunc patch
+                     (PATCHES="-kfunc -uoffset -funcip"); docs/results/kfunc-cost.md
+  make bench-native  the lookup data structures timed natively on the host CPU from
+                     the kernel's code: a model, not the kernel path
+                     (NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576); docs/results/native.md
+  make test-full     the complete upstream test_progs, test_verifier and test_maps
+                     on a kernel with the series and a pristine one (build/full,
+                     hours under TCG); prints the comparison
+  make test-kcsan    the map's concurrency tests on a KCSAN kernel; fails on a
+                     data race in the series' code (TESTS=... other selectors)
+  make soak          ip_cookie_stress for SOAK_SECS=600 per kernel, base then
+                     debug (SOAK_KERNELS="base debug")
+  make demo          the sample tools next to Debian's bpftrace in one base-kernel
+                     VM; docs/results/demo.txt
+Building blocks (the targets above run them):
+  make tree          sync build/linux: pristine 6.12 + patches/ in series/manifest
+                     order + mirror files; rewrites only files that changed
+  make kernel        base kernel (build/kbuild-base)
+  make kernel-debug  debug kernel (build/kbuild-debug)
+  make tools         libbpf and bpftool (build/tools)
+  make selftests     test_progs + bench for the debug kernel (.../selftests/bpf-mini)
+  make samples       the sample tools (build/samples)
+  make checkpatch    checkpatch.pl --strict on patches/ and every mirror file
+  make deps          install the Debian packages the harness needs
+  make clean         remove build/ (the ccache too: hours of builds)
+Variables (make VAR=value target):
+  PATCHES=none       no patches and no mirror files (pristine upstream);
+                     PATCHES="map libbpf": only these series/manifest ids;
+                     PATCHES="-kfunc": all but these
+  MIRROR=none        no mirror files      KDIR=/path   your own 6.12 tree as source
+  EXTRA_PATCHES="f"  apply these after the mirror files (patches/variants/)
+  TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
+  VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600)  JOBS=n (kernel builds)
+  NO_BUILD=1         bench, bench-gen-lookup, bench-kfunc-cost: use what is built
+endef
+export HELP
+
 help:
-	@echo "make test         build debug kernel + selftests, run them in a VM"
-	@echo "make test-kcsan   the map's concurrency tests on a KCSAN kernel; fails on a data race in the series' code (scripts/test-kcsan.sh)"
-	@echo "make soak         ip_cookie_stress for minutes on the base and debug kernels (SOAK_SECS=600)"
-	@echo "make bench        instructions (QEMU -icount, with an O(1) kprobe.multi cookie variant kernel; KCOOKIE=0: without), time (3 boots) and native figures (scripts/bench.sh; QUICK=1: shorter)"
-	@echo "make bench-gen-lookup  inlined lookup vs direct call, two kernels (scripts/bench-gen-lookup.sh)"
-	@echo "make bench-kfunc-cost  instructions of programs that do not call bpf_get_attach_link_id(), with and without patch 5 (QEMU -icount)"
-	@echo "make bench-native lookup data structures (kprobe.multi bsearch, IP_COOKIE, HASH) timed natively on the host CPU: a model, not the kernel path (scripts/bench-native.sh; NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576)"
-	@echo "make demo         ipc_funccount/ipc_funclatency next to Debian's bpftrace 0.17, one base-kernel VM (scripts/demo.sh; docs/results/demo.txt)"
-	@echo "make vm           interactive shell in the debug-kernel VM"
-	@echo "make kernel       build the base kernel (build/kbuild-base)"
-	@echo "make kernel-debug build the debug kernel (build/kbuild-debug)"
-	@echo "make tools        build libbpf and bpftool (build/tools)"
-	@echo "make selftests    build test_progs + bench (build/linux/.../bpf-mini)"
-	@echo "make samples      build samples/bpf/ipc_* tools (build/samples)"
-	@echo "make test-full    build the complete upstream test_progs and run it"
-	@echo "make checkpatch   checkpatch.pl --strict on patches and new files"
-	@echo "make patches      the bpf-next series, as mails, in build/series/ (scripts/series.sh)"
-	@echo "make check        make patches, then checkpatch, git am, docs, every prefix built, i386/arm64 (scripts/series-check.sh)"
-	@echo "make clean        remove build/"
-	@echo "Variables: PATCHES=none|\"map libbpf\"|\"-kfunc\" MIRROR=none KDIR=/path TESTS=... BASE=1 VM_ACCEL=kvm|tcg|icount VM_TIMEOUT=s"
-	@echo "make check: CHECKS=\"checkpatch am ...\" (a subset: scripts/series-check.sh lists them) PREFIXES=\"1 2\" CROSS=\"i386 arm64\""
+	@echo "$$HELP"
 
 deps:
 	@$(DEPS)
