@@ -15,6 +15,7 @@ lib mm net samples security sound tools usr virt"
 cd "$ROOT"
 for d in $MIRROR_DIRS; do
 	[ -d "$d" ] || continue
-	# Editor and patch leftovers are not mirror files.
-	find "$d" -type f ! -name '*~' ! -name '.*.swp' ! -name '*.orig' ! -name '*.rej'
+	# Editor, patch and checkpatch leftovers are not mirror files.
+	find "$d" -type f ! -name '*~' ! -name '.*.swp' ! -name '*.orig' ! -name '*.rej' \
+		! -name '.checkpatch-camelcase.*'
 done | LC_ALL=C sort
