@@ -1,12 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BPF_MAP_TYPE_IP_COOKIE: a growable map from a traced function's address,
- * as returned by bpf_get_func_ip(), to per-function data.
+ * as returned by bpf_get_func_ip(), to per-function data.  What users see
+ * is in Documentation/bpf/map_ip_cookie.rst; this comment holds what the
+ * code relies on.
  *
- * Programs only look entries up; all changes come from the bpf syscall,
- * which runs in sleepable process context and serialises writers with
- * ic->lock.  Lookups take no lock and are safe from any context a BPF
- * program runs in, NMI included.
+ * Contexts and locks
+ * ------------------
+ *
+ * Programs only look entries up (the verifier refuses the other map
+ * helpers), from any context a program runs in, NMI included, under
+ * rcu_read_lock() or, for sleepable programs, rcu_read_lock_trace().
+ * Lookups take no lock and store nothing.  Everything that changes the map
+ * holds ic->lock and runs in sleepable process context: the bpf syscall's
+ * update, delete and batch paths (which call this map without
+ * rcu_read_lock(); bpf_sys_bpf() of syscall programs included) and the
+ * module notifier's purge.  ic->reclaim takes ic->lock only to detach the
+ * deferred free list.  The syscall's lookup and get_next_key run under
+ * rcu_read_lock().
+ *
+ * ip_cookie_maps_lock guards the list of maps and the purge generations;
+ * it is never held together with an ic->lock (if both were needed, it
+ * would come first).  No grace period is waited for with either held: a
+ * syscall program can block on ic->lock through bpf_sys_bpf() inside its
+ * rcu_read_lock_trace() section, so such a wait would never end.
  *
  * Layout
  * ------
@@ -22,95 +39,140 @@
  *               | buckets + tail       |
  *               +----------------------+
  *
- * The index is an open-addressed table of {ip, elem} slots with linear
- * probing.  home(k) is the top bits of a multiply-shift hash of the key
- * (and of the link ID for 16-byte keys) with the table's odd multiplier,
- * tbl->mul (see ip_cookie_hash()).  A probe
- * never wraps around and never looks at more than tbl->probe slots: every
- * key sits less than tbl->probe slots past its home, and a tail of spare
- * slots after the last bucket holds the probes of the last buckets.  A
- * slot is EMPTY (ip == 0), LIVE (elem != NULL) or DEAD (ip set, elem ==
- * NULL).  A slot never goes back to EMPTY and a DEAD slot is only reused
- * for the same ip, so a reader that matched the ip of a slot can trust the
- * element it then loads: either it is NULL, or it belongs to that ip
- * (16-byte keys also compare the link ID stored in the element).  No
- * ordering between the two loads is needed: a new slot is zeroed, so a
- * reader that sees its ip before its element sees NULL and misses a key
- * that is being inserted, which it may.  That keeps the lookup to plain
- * loads, simple enough to inline (see gen_lookup).
+ * The index is an open-addressed table of 16-byte {ip, elem} slots (16
+ * bytes on 32-bit too) with linear probing.  home(k) is the top
+ * log2(buckets) bits of a multiply-shift hash of the ip, and for 16-byte
+ * keys of the link ID too, with the table's odd multiplier tbl->mul (see
+ * ip_cookie_hash()).  A table's header is written before it is published
+ * and never after: a reader takes mul, shift and probe from the table it
+ * dereferenced, so a new multiplier is published like any other rebuild.
+ * The inlined lookups (bpf_ip_cookie_gen_lookup(),
+ * ip_cookie_gen_lookup_link()) read these fields and the slots at fixed
+ * offsets, from the map pointer at run time, since an inner map's lookup
+ * is generated from its template (only the link ID's offset in an element
+ * is a constant: it depends on the value size alone).  A change of layout
+ * is a change of them.
  *
- * Bounded probes
- * --------------
+ * Slots
+ * -----
  *
- * The multiplier is GOLDEN_RATIO_64 whenever the keys fit with it: the
- * hash is then hash_64(), which ftrace's and kprobes' tables use for
- * function addresses too, and the cost of a lookup depends on the keys
- * alone, not on a seed.  Function addresses are close to an arithmetic
- * sequence, which Fibonacci hashing spreads best; a random multiplier
- * spreads one badly now and then (long clusters at a few percent of
- * seeds).  The probe bound is what keeps a lookup cheap whatever keys
- * user space chose: a key that would land tbl->probe or more slots past
- * its home makes the writer rebuild the index, first with new random
- * multipliers, then with twice the buckets; if no table fits, the change
- * fails with -ENOSPC and nothing changes.  A random multiplier reaches
- * every part of the hash, so for any two keys a new one moves them
- * relative to each other, and a rebuild makes any key set fit again with
- * high probability, including keys aimed at one home under
- * GOLDEN_RATIO_64.  Every rebuild tries GOLDEN_RATIO_64 first.  With
- * BPF_F_ZERO_SEED (CAP_SYS_ADMIN only, as for HASH) the multiplier never
- * changes: a rebuild that misses the bound only tries more buckets.
+ *   EMPTY  ip == 0              never written since the table was built
+ *   LIVE   ip != 0, elem set    holds an entry
+ *   DEAD   ip != 0, elem NULL   its entry was deleted or purged
  *
- * Values live in elements that are never moved or copied by a resize, so
- * the pointer a program got from bpf_map_lookup_elem() stays valid for the
- * whole program run and writes through it are never lost.
+ *   EMPTY --insert--> LIVE --delete--> DEAD --insert, same ip--> LIVE
+ *                     LIVE --replace: new element--> LIVE
+ *
+ * An insert into an EMPTY slot writes the element, then the ip.  Once
+ * set, a slot's ip never changes and the slot never goes back to EMPTY;
+ * only a rebuild, into a new table, drops DEAD slots.  So a reader that
+ * matched a slot's ip can trust the element it then loads, with no
+ * ordering between the two loads: it is NULL or an element of that ip
+ * (16-byte keys also compare the link ID stored in the element).  A
+ * reader that sees the ip of an insert in progress before its element
+ * misses that key, which it may.  An 8-byte key is in at most one slot,
+ * so the first slot whose ip matches answers a lookup, LIVE or DEAD.  Key
+ * 0 would match an EMPTY slot: the syscall refuses it and every lookup
+ * misses it.
+ *
+ * Probe bound
+ * -----------
+ *
+ * tbl->probe is min(buckets, IP_COOKIE_MAX_PROBE).  Every key sits in one
+ * of the tbl->probe slots from its home on, and no slot between its home
+ * and its own is EMPTY: an insert takes a DEAD slot of its ip if it meets
+ * one before the first EMPTY slot, else that EMPTY slot; a rebuild takes
+ * the first EMPTY slot.  A tail of at least tbl->probe slots follows the
+ * last bucket (the allocator's rounding may add more), so home + probe
+ * <= len: a probe never wraps, never reads past the table, stops at the
+ * first EMPTY slot and looks at no more than tbl->probe slots, hit or
+ * miss.
+ *
+ * A change that would place a key past the bound rebuilds the index
+ * instead (ip_cookie_rebuild_nolock()).  Each rebuild tries
+ * GOLDEN_RATIO_64 first (hash_64(), which ftrace and kprobes use for
+ * function addresses too; the layout then depends on the keys alone),
+ * then random odd multipliers at the same size, then at twice the
+ * buckets: for any two distinct keys the chance over a random multiplier
+ * that their homes collide is about 2 / buckets, so keys aimed at one home
+ * under GOLDEN_RATIO_64 fit again with high probability.  With
+ * BPF_F_ZERO_SEED the multiplier is always GOLDEN_RATIO_64 and a rebuild
+ * that misses the bound tries twice, then four times the buckets.  If no
+ * try fits, the change fails with -ENOSPC and nothing changes.
  *
  * Resize protocol
  * ---------------
  *
- * Growing, shrinking, purging DEAD slots and re-seeding all rebuild the
- * index: a new table, with its own multiplier, is filled with the LIVE
- * slots of the current one while nobody but the writer can see it, then
- * published with rcu_assign_pointer().  A reader sees either the old or
- * the new table, both complete, and takes the multiplier from the table it
- * sees.  The old table and every replaced or deleted element go on the
- * map's deferred free list and are freed only after both an RCU Tasks
- * Trace and an RCU grace period (sleepable programs run under the former,
- * all others under the latter), by a work item that waits for both
- * without a lock: one wait per map covers everything freed meanwhile.
+ * Growing, shrinking, purging DEAD slots and re-seeding are one operation,
+ * under ic->lock: allocate a table, fill it with the LIVE slots of the
+ * current one while nobody else can see it (no DEAD slots: ic->used, LIVE
+ * plus DEAD slots, becomes ic->count), publish it with
+ * rcu_assign_pointer() and defer the free of the old one.  A reader sees
+ * the old or the new table, both complete.  Elements are shared by both
+ * and never moved or copied, so a pointer a program got from a lookup
+ * stays valid for its whole run and its writes through it are kept.
  *
- * The index is rebuilt when LIVE plus DEAD slots would pass 80% of the
- * buckets, to at most 50% load (a batch, which knows how many keys it
- * adds, up to 80%), and shrinks when LIVE slots fall below 20%, to at most
- * 50% load.  So the changes between two rebuilds are a fixed share of
- * the table's size: no sequence of changes at a threshold rebuilds
- * again and again.
+ * When: an insert that finds no DEAD slot of its ip and either no EMPTY
+ * slot within the bound or one that would take ic->used past 80% of the
+ * buckets rebuilds to at most 50% load (ip_cookie_make_room_nolock()); a
+ * batch grows once per chunk for the keys it will add, up to 80%.  A
+ * delete, a purge and the end of a batch shrink once ic->count is below
+ * 20% of the buckets, to at most 50% (ip_cookie_maybe_shrink_nolock()); a
+ * failed shrink keeps the table.  A rebuild leaves the load at most 50%,
+ * so inserts and deletes around one threshold do not rebuild again and
+ * again.
+ *
+ * Freeing
+ * -------
+ *
+ * Replaced, deleted and purged elements and replaced tables go on the map's
+ * deferred free list (struct ip_cookie_dfl), under ic->lock.  Room for
+ * them is reserved before anything changes (ip_cookie_defer_reserve()),
+ * so an -ENOMEM leaves the map as it was; an insert that does not rebuild
+ * frees nothing.  ic->reclaim takes the whole list under ic->lock, then,
+ * without it, waits for an RCU Tasks Trace grace period (sleepable
+ * programs) and an RCU one (all others; implied by the first on some
+ * configurations) and frees it: one wait covers everything deferred
+ * meanwhile.  Memory that was never published (a new element or table
+ * after a failure) is freed at once.  The module purge, when it cannot
+ * reserve room, waits for both grace periods itself after dropping
+ * ic->lock.  map_free runs when no program can reach the map: it cancels
+ * ic->reclaim (a run in flight finishes its waits) and frees the rest of
+ * the list, every element and the table at once.
+ *
+ * After creation, tables come from bpf_map_area_alloc_memcg(), elements
+ * and list chunks from bpf_map_kmalloc_node() with __GFP_RETRY_MAYFAIL:
+ * all charged to the map's memcg, failing with -ENOMEM at its limit
+ * rather than invoking the OOM killer.  map_mem_usage() mirrors them.
  *
  * Modules
  * -------
  *
- * A module's functions may be keys; once its text is freed, another
- * module can be loaded at the same addresses and its functions would find
- * the old values.  A module notifier removes, from every IP_COOKIE map,
- * the entries whose ip lies in the text of the module that goes away
- * (MODULE_STATE_GOING: no link can still attach a program there, each
- * holds a reference on the module), and those in its init text once that
- * is freed (MODULE_STATE_LIVE).  This is the only change the kernel makes
- * to a map, frozen and BPF_F_RDONLY maps included: freezing stops user
- * space's writes, and a stale key is wrong for every reader.  Keys
- * elsewhere, such as tags, data addresses or BPF program text, stay until
- * user space removes them.  Only maps holding keys in the module area
- * (ic->nr_mod) are scanned, one at a time with cond_resched().
+ * Once a module's text is freed, another module loaded at the same
+ * addresses would find its entries.  A module notifier removes from every
+ * map the entries whose ip lies in the text of a module that goes away
+ * (MODULE_STATE_GOING: no link can still attach there, each holds a
+ * reference on the module) and those in its init text once that is freed
+ * (MODULE_STATE_LIVE), frozen and BPF_F_RDONLY maps included: the only
+ * change the kernel makes to a map.  ic->nr_mod counts the LIVE slots in
+ * the module area (a test that does not depend on what is loaded); maps
+ * where it is 0 are skipped, the others purged one at a time, each with a
+ * reference taken under ip_cookie_maps_lock and then under its ic->lock
+ * alone.
  *
- * Iteration order
- * ---------------
+ * Walk order
+ * ----------
  *
- * get_next_key walks keys in order of (hash, link_id) where hash is the
- * full 64-bit hash, a bijection of ip for a given link_id.  That order does
- * not depend on the table size, so a walk from user space visits every key
- * that stays in the map exactly once and terminates even when the map is
- * resized between calls.  A new multiplier changes the order: a walk
- * across one may miss or repeat keys (but still terminates).  A key that
- * is not in the map starts the walk over, as for every other map.
+ * get_next_key walks keys in order of (hash, link_id), hash being the full
+ * 64-bit hash: for a given link_id a bijection of ip (mul is odd), so the
+ * order is total.  Since a key sits at or after its home with no EMPTY
+ * slot between, and homes are the hash's top bits, the scan from the
+ * current key's home can stop at the first EMPTY slot after a candidate.
+ * The order does not depend on the table size, so a walk from user space
+ * visits every key that stays in the map exactly once, however the map is
+ * resized between calls, as long as the multiplier stays: a new one
+ * changes the order, and a walk across it may miss or repeat keys.  A key
+ * that is not in the map starts the walk over, as for every other map.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -377,6 +439,12 @@ static u32 ip_cookie_probe(const struct bpf_ip_cookie *ic,
 
 	*end = min(home + tbl->probe, tbl->len);
 	return home;
+}
+
+/* The published table, for a caller holding ic->lock. */
+static struct ip_cookie_table *ip_cookie_tbl_locked(struct bpf_ip_cookie *ic)
+{
+	return rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 }
 
 /* Called from syscall or from eBPF program, under rcu_read_lock() or
@@ -768,7 +836,8 @@ static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
 {
 	struct ip_cookie_table *old, *tbl;
 
-	old = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	lockdep_assert_held(&ic->lock);
+	old = ip_cookie_tbl_locked(ic);
 	tbl = ip_cookie_rebuild_nolock(ic, old, buckets, k);
 	if (IS_ERR(tbl))
 		return PTR_ERR(tbl);
@@ -790,7 +859,8 @@ static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic, u32 nr,
 	struct ip_cookie_table *tbl;
 	u32 buckets;
 
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	lockdep_assert_held(&ic->lock);
+	tbl = ip_cookie_tbl_locked(ic);
 	buckets = max3(ip_cookie_buckets(tbl),
 		       ip_cookie_fit_buckets(ic->count + nr, false),
 		       ip_cookie_fit_buckets(ic->count + 1, true));
@@ -810,6 +880,7 @@ static void ip_cookie_locate_nolock(struct bpf_ip_cookie *ic,
 {
 	u32 i, end;
 
+	lockdep_assert_held(&ic->lock);
 	pos->live = NULL;
 	pos->free = NULL;
 	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++) {
@@ -875,11 +946,12 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	void *elem, *old;
 	int err;
 
+	lockdep_assert_held(&ic->lock);
 	err = ip_cookie_check_key(ic, k);
 	if (err)
 		return err;
 
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	tbl = ip_cookie_tbl_locked(ic);
 	ip_cookie_locate_nolock(ic, tbl, k, &pos);
 	if (pos.live && flags == BPF_NOEXIST)
 		return -EEXIST;
@@ -932,8 +1004,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 			kfree(elem);
 			return err;
 		}
-		tbl = rcu_dereference_protected(ic->tbl,
-						lockdep_is_held(&ic->lock));
+		tbl = ip_cookie_tbl_locked(ic);
 		ip_cookie_locate_nolock(ic, tbl, k, &pos);
 		/* A fresh table has no DEAD slot and room for the key. */
 		if (WARN_ON_ONCE(!pos.free)) {
@@ -958,9 +1029,10 @@ added:
 static void *ip_cookie_unlink_nolock(struct bpf_ip_cookie *ic,
 				     struct ip_cookie_slot *slot)
 {
-	void *elem = rcu_dereference_protected(slot->elem,
-					       lockdep_is_held(&ic->lock));
+	void *elem;
 
+	lockdep_assert_held(&ic->lock);
+	elem = rcu_dereference_protected(slot->elem, lockdep_is_held(&ic->lock));
 	RCU_INIT_POINTER(slot->elem, NULL);
 	ic->count--;
 	if (ip_cookie_in_module_area(slot->ip))
@@ -975,11 +1047,12 @@ static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key)
 	struct ip_cookie_pos pos;
 	int err;
 
+	lockdep_assert_held(&ic->lock);
 	err = ip_cookie_check_key(ic, key);
 	if (err)
 		return err;
 
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	tbl = ip_cookie_tbl_locked(ic);
 	ip_cookie_locate_nolock(ic, tbl, key, &pos);
 	if (!pos.live)
 		return -ENOENT;
@@ -999,7 +1072,8 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
 	struct ip_cookie_table *tbl;
 	u32 buckets;
 
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	lockdep_assert_held(&ic->lock);
+	tbl = ip_cookie_tbl_locked(ic);
 	buckets = ip_cookie_buckets(tbl);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5 &&
 	    !ip_cookie_defer_reserve(ic, 1))
@@ -1051,8 +1125,7 @@ static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 	do {
 		n = 0;
 		mutex_lock(&ic->lock);
-		tbl = rcu_dereference_protected(ic->tbl,
-						lockdep_is_held(&ic->lock));
+		tbl = ip_cookie_tbl_locked(ic);
 		for (i = 0; i < tbl->len && ic->nr_mod && n < ARRAY_SIZE(stash);
 		     i++) {
 			struct ip_cookie_slot *slot = &tbl->slots[i];
@@ -1243,6 +1316,47 @@ static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
 	return 0;
 }
 
+/* What a batch update and a batch delete start with: check the
+ * attributes, zero the user's count and allocate a buffer for a chunk of
+ * @stride-byte entries, whose length goes to *@chunk.  Returns the buffer,
+ * NULL for an empty batch (nothing to do), or an ERR_PTR.
+ */
+static void *ip_cookie_batch_begin(const union bpf_attr *attr,
+				   union bpf_attr __user *uattr, u32 stride,
+				   u32 *chunk)
+{
+	u32 nr = attr->batch.count;
+	void *buf;
+
+	if (attr->batch.elem_flags)
+		return ERR_PTR(-EINVAL);
+	if (!nr)
+		return NULL;
+	if (put_user(0, &uattr->batch.count))
+		return ERR_PTR(-EFAULT);
+	*chunk = min(nr, ip_cookie_batch_chunk(stride));
+	buf = kvmalloc(size_mul(*chunk, stride), GFP_USER | __GFP_NOWARN);
+	return buf ?: ERR_PTR(-ENOMEM);
+}
+
+/* What both end with: shrink once for the whole batch (one that stopped
+ * early may have grown the index for keys it never added), free @buf and
+ * tell user space how many entries, @cp, were applied.  Returns @err, or
+ * -EFAULT if the count cannot be written.
+ */
+static int ip_cookie_batch_end(struct bpf_ip_cookie *ic, void *buf,
+			       union bpf_attr __user *uattr, u32 cp, int err)
+{
+	mutex_lock(&ic->lock);
+	ip_cookie_maybe_shrink_nolock(ic);
+	ip_cookie_defer_kick(ic);
+	mutex_unlock(&ic->lock);
+	kvfree(buf);
+	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
+		return -EFAULT;
+	return err;
+}
+
 /* Keys of a chunk an update can add: valid and not in the map.  Keys
  * repeated within the chunk count once each: a chunk may overestimate by
  * its own length, never more.  Called with ic->lock held.
@@ -1271,11 +1385,12 @@ static int ip_cookie_update_chunk_nolock(struct bpf_ip_cookie *ic,
 	u32 nr_new;
 	int err;
 
+	lockdep_assert_held(&ic->lock);
 	/* Grow once for the chunk, then insert without resizing. */
 	*done = 0;
 	nr_new = ip_cookie_count_new_nolock(ic, buf, nr, stride);
 	nr_new = min(nr_new, ic->map.max_entries - ic->count);
-	tbl = rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
+	tbl = ip_cookie_tbl_locked(ic);
 	if ((u64)ic->used + nr_new >
 	    ip_cookie_max_used(ip_cookie_buckets(tbl))) {
 		err = ip_cookie_defer_reserve(ic, 1);
@@ -1311,22 +1426,13 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
 	u32 stride = ip_cookie_batch_stride(map->key_size, map->value_size);
-	u32 chunk, cp = 0, nr, n, done;
+	u32 nr = attr->batch.count, chunk, cp = 0, n, done;
 	void *buf;
 	int err = 0;
 
-	if (attr->batch.elem_flags)
-		return -EINVAL;
-	nr = attr->batch.count;
-	if (!nr)
-		return 0;
-	if (put_user(0, &uattr->batch.count))
-		return -EFAULT;
-
-	chunk = min(nr, ip_cookie_batch_chunk(stride));
-	buf = kvmalloc(size_mul(chunk, stride), GFP_USER | __GFP_NOWARN);
-	if (!buf)
-		return -ENOMEM;
+	buf = ip_cookie_batch_begin(attr, uattr, stride, &chunk);
+	if (IS_ERR_OR_NULL(buf))
+		return PTR_ERR_OR_ZERO(buf);
 
 	while (cp < nr) {
 		n = min(chunk, nr - cp);
@@ -1343,18 +1449,7 @@ static int ip_cookie_map_update_batch(struct bpf_map *map,
 			break;
 		cond_resched();
 	}
-
-	/* A batch that stopped early may have grown the index for keys it
-	 * never added.
-	 */
-	mutex_lock(&ic->lock);
-	ip_cookie_maybe_shrink_nolock(ic);
-	ip_cookie_defer_kick(ic);
-	mutex_unlock(&ic->lock);
-	kvfree(buf);
-	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
-		err = -EFAULT;
-	return err;
+	return ip_cookie_batch_end(ic, buf, uattr, cp, err);
 }
 
 /* Called from syscall, in sleepable context (see bpf_map_do_batch()) */
@@ -1364,23 +1459,14 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 {
 	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	u32 key_size = map->key_size;
-	u32 chunk, cp = 0, nr, n, i;
+	u32 nr = attr->batch.count, key_size = map->key_size;
+	u32 chunk, cp = 0, n, i;
 	void *buf;
 	int err = 0;
 
-	if (attr->batch.elem_flags)
-		return -EINVAL;
-	nr = attr->batch.count;
-	if (!nr)
-		return 0;
-	if (put_user(0, &uattr->batch.count))
-		return -EFAULT;
-
-	chunk = min(nr, ip_cookie_batch_chunk(key_size));
-	buf = kvmalloc(size_mul(chunk, key_size), GFP_USER | __GFP_NOWARN);
-	if (!buf)
-		return -ENOMEM;
+	buf = ip_cookie_batch_begin(attr, uattr, key_size, &chunk);
+	if (IS_ERR_OR_NULL(buf))
+		return PTR_ERR_OR_ZERO(buf);
 
 	while (cp < nr && !err) {
 		n = min(chunk, nr - cp);
@@ -1397,16 +1483,7 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 		mutex_unlock(&ic->lock);
 		cond_resched();
 	}
-
-	/* Shrink once for the whole batch. */
-	mutex_lock(&ic->lock);
-	ip_cookie_maybe_shrink_nolock(ic);
-	ip_cookie_defer_kick(ic);
-	mutex_unlock(&ic->lock);
-	kvfree(buf);
-	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
-		err = -EFAULT;
-	return err;
+	return ip_cookie_batch_end(ic, buf, uattr, cp, err);
 }
 
 /* Called from syscall under rcu_read_lock().  Keys come in (hash, link_id)
