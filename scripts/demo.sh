@@ -8,14 +8,15 @@
 # program per function (0.17's BPFtrace::add_probe() takes the kprobe_multi
 # path only when the probe needs no expansion), capped by its limits
 # (BPFTRACE_MAX_BPF_PROGS, checked at code generation, and
-# BPFTRACE_MAX_PROBES, checked before attaching; 512 each). ipc_funccount
-# keys its counters by bpf_get_func_ip() in a BPF_MAP_TYPE_IP_COOKIE map and
-# needs one kprobe.multi program whatever the number of functions.
+# BPFTRACE_MAX_PROBES, checked before attaching; 512 each).
+# ipcookie_funccount (tools-extra/ipcookie) keys its counters by
+# bpf_get_func_ip() in a BPF_MAP_TYPE_IP_COOKIE map and needs one
+# kprobe.multi program whatever the number of functions.
 #
 # What runs in the guest (each tool alone, the workload started only once
 # the tool says it is attached):
 #   a. 'vfs_*': bpftrace 'kprobe:vfs_* { @[probe] = count(); }' and
-#      ipc_funccount 'vfs_*'; the calls of the vfs_* functions only the
+#      ipcookie_funccount 'vfs_*'; the calls of the vfs_* functions only the
 #      workload makes (mkdir, rmdir, symlink, link, rename, mknod, unlink
 #      of DEMO_N iterations) must be equal in both and equal to what the
 #      workload makes.
@@ -26,7 +27,7 @@
 #   c. for every run: attach time (start to the tool's "attached" line),
 #      detach time (SIGTERM to exit, printing included) and the BPF
 #      programs and attachments it holds (bpftool, while attached).
-#   d. ipc_funclatency -u do_nanosleep and bpftrace's kprobe+kretprobe
+#   d. ipcookie_funclatency -u do_nanosleep and bpftrace's kprobe+kretprobe
 #      equivalent on three usleeps (1, 10, 100 ms).
 #   e. a summary table.
 # The guest output goes to docs/results/demo.txt (DEMO_OUT), under a header
@@ -102,7 +103,7 @@ if [ "${DEMO_BUILD:-1}" != 0 ]; then
 	"$S/build-samples.sh"
 fi
 for f in "$BUILD/kbuild-base/vmlinux" "$BUILD/tools/bpftool/bpftool" \
-	 "$BUILD/samples/ipc_funccount" "$BUILD/samples/ipc_funclatency"; do
+	 "$BUILD/samples/ipcookie_funccount" "$BUILD/samples/ipcookie_funclatency"; do
 	[ -x "$f" ] || { echo "demo: no $f (run without DEMO_BUILD=0)" >&2; exit 1; }
 done
 
@@ -290,8 +291,8 @@ workload_fs() {
 workload_sleep() { usleep 1000; usleep 10000; usleep 100000; }
 
 # The traceable functions matching PATTERN (glob of '*' and '?') against
-# what bpftrace -l lists: 0.17 lists each name once (ipc_funccount traces
-# every definition of a static name defined twice) and skips the names
+# what bpftrace -l lists: 0.17 lists each name once (ipcookie_funccount
+# traces every definition of a static name defined twice) and skips the names
 # holding ".part." (ProbeMatcher::get_symbols_from_file()).
 bt_unlisted() {	# PATTERN
 	local re
@@ -319,9 +320,9 @@ echo "=== a. 'vfs_*', $N workload iterations + dd of 1,000 bytes"
 run a-bpftrace 'vfs_*' 'bpftrace @[probe]' err $BT_READY workload_fs -- \
 	./bpftrace -e 'kprobe:vfs_* { @[probe] = count(); }'
 [ $RC = 0 ] || bad "bpftrace 'vfs_*' exited $RC"
-run a-funccount 'vfs_*' 'ipc_funccount' out "$FC_READY" workload_fs -- \
-	./ipc_funccount -v 'vfs_*'
-[ $RC = 0 ] || bad "ipc_funccount 'vfs_*' exited $RC"
+run a-funccount 'vfs_*' 'ipcookie_funccount' out "$FC_READY" workload_fs -- \
+	./ipcookie_funccount -v 'vfs_*'
+[ $RC = 0 ] || bad "ipcookie_funccount 'vfs_*' exited $RC"
 
 echo
 echo "Why the numbers of functions differ:"
@@ -337,17 +338,17 @@ awk -v n=$N '
 	END {
 		split("vfs_mkdir vfs_rmdir vfs_symlink vfs_link vfs_rename vfs_mknod vfs_unlink", f, " ")
 		split("1 1 1 1 1 1 3", m, " ")
-		printf "%-14s %10s %10s %14s  %s\n", "function", "workload", "bpftrace", "ipc_funccount", "equal?"
+		printf "%-14s %10s %10s %18s  %s\n", "function", "workload", "bpftrace", "ipcookie_funccount", "equal?"
 		bad = 0
 		for (i = 1; i <= 7; i++) {
 			w = n * m[i]; b = bt[f[i]] + 0; c = fc[f[i]] + 0
 			ok = (b == c && b == w) ? "yes" : "NO"
 			if (ok != "yes") bad = 1
-			printf "%-14s %10d %10d %14d  %s\n", f[i], w, b, c, ok
+			printf "%-14s %10d %10d %18d  %s\n", f[i], w, b, c, ok
 		}
 		split("vfs_read vfs_write", g, " ")
 		for (i = 1; i <= 2; i++)
-			printf "%-14s %10s %10d %14d  %s\n", g[i], ">= 1000", bt[g[i]], fc[g[i]], "- (also the harness, bpftool, the tools)"
+			printf "%-14s %10s %10d %18d  %s\n", g[i], ">= 1000", bt[g[i]], fc[g[i]], "- (also the harness, bpftool, the tools)"
 		exit bad
 	}' $W/a-bt.counts $W/a-fc.counts || bad "'vfs_*' counts differ"
 eq_a=yes
@@ -358,9 +359,9 @@ echo "=== b. '$TCP' (under bpftrace's limits) and '$BIG' (over them)"
 run b-tcp-bpftrace "$TCP" 'bpftrace @[probe]' err $BT_READY true -- \
 	./bpftrace -e "kprobe:$TCP { @[probe] = count(); }"
 [ $RC = 0 ] || bad "bpftrace '$TCP' exited $RC"
-run b-tcp-funccount "$TCP" 'ipc_funccount' out "$FC_READY" true -- \
-	./ipc_funccount -v "$TCP"
-[ $RC = 0 ] || bad "ipc_funccount '$TCP' exited $RC"
+run b-tcp-funccount "$TCP" 'ipcookie_funccount' out "$FC_READY" true -- \
+	./ipcookie_funccount -v "$TCP"
+[ $RC = 0 ] || bad "ipcookie_funccount '$TCP' exited $RC"
 bt_unlisted "$TCP"
 run b-big-bpftrace "$BIG" 'bpftrace @[probe]' err $BT_READY true -- \
 	./bpftrace -e "kprobe:$BIG { @[probe] = count(); }"
@@ -371,9 +372,9 @@ if grep -q 'exceeds the current limit' $W/b-big-bpftrace.err; then
 else
 	bad "bpftrace did not refuse '$BIG' with a limit message (exit $RC)"
 fi
-run b-big-funccount "$BIG" 'ipc_funccount' out "$FC_READY" workload_fs -- \
-	./ipc_funccount -v -n 15 "$BIG"
-[ $RC = 0 ] || bad "ipc_funccount '$BIG' exited $RC"
+run b-big-funccount "$BIG" 'ipcookie_funccount' out "$FC_READY" workload_fs -- \
+	./ipcookie_funccount -v -n 15 "$BIG"
+[ $RC = 0 ] || bad "ipcookie_funccount '$BIG' exited $RC"
 run b-big-bpftrace-total "$BIG" 'bpftrace @ (no probe)' err $BT_READY workload_fs -- \
 	./bpftrace -e "kprobe:$BIG { @ = count(); }"
 [ $RC = 0 ] || bad "bpftrace '$BIG' without probe exited $RC"
@@ -389,20 +390,20 @@ fi
 
 echo
 echo "=== d. do_nanosleep latency, usleep 1000, 10000, 100000"
-run d-funclatency do_nanosleep 'ipc_funclatency' out "$FC_READY" workload_sleep -- \
-	./ipc_funclatency -u do_nanosleep
-[ $RC = 0 ] || bad "ipc_funclatency exited $RC"
+run d-funclatency do_nanosleep 'ipcookie_funclatency' out "$FC_READY" workload_sleep -- \
+	./ipcookie_funclatency -u do_nanosleep
+[ $RC = 0 ] || bad "ipcookie_funclatency exited $RC"
 run d-bpftrace do_nanosleep 'bpftrace hist()' err $BT_READY workload_sleep -- \
 	./bpftrace -e 'kprobe:do_nanosleep { @start[tid] = nsecs; }
 		kretprobe:do_nanosleep /@start[tid]/ { @usecs = hist((nsecs - @start[tid]) / 1000); delete(@start[tid]); }'
 [ $RC = 0 ] || bad "bpftrace do_nanosleep exited $RC"
 lat_fc=$(sed -n 's/.*, count: \([0-9]*\)$/\1/p' $W/d-funclatency.out)
 lat_bt=$(sed -n 's/^\[[^]]*[])] *\([0-9]*\) .*/\1/p' $W/d-bpftrace.out | awk '{ s += $1 } END { print s + 0 }')
-say "do_nanosleep calls: ipc_funclatency ${lat_fc:-none}, bpftrace $lat_bt, workload 3"
+say "do_nanosleep calls: ipcookie_funclatency ${lat_fc:-none}, bpftrace $lat_bt, workload 3"
 eq_d=yes
 if [ "${lat_fc:-x}" != 3 ] || [ "$lat_bt" != 3 ]; then
 	eq_d=NO
-	bad "do_nanosleep counts: ipc_funclatency ${lat_fc:-none}, bpftrace $lat_bt, want 3"
+	bad "do_nanosleep counts: ipcookie_funclatency ${lat_fc:-none}, bpftrace $lat_bt, want 3"
 fi
 
 echo
@@ -428,12 +429,13 @@ exit $fail
 EOF
 } > "$GUEST"
 
-# 3. One boot: the guest script, bpftrace and its libraries (ldd, by
-# scripts/mkinitramfs.sh) go into /bpf for this run only.
+# 3. One boot: the guest script, the sample tools, bpftrace and its
+# libraries (ldd, by scripts/mkinitramfs.sh) go into /bpf for this run only.
 echo "demo: booting the base kernel ($("$S/vm-accel.sh")), log $LOG"
 start=$(date +%s)
 set +e
-VM_EXTRA_FILES="$BPFTRACE $GUEST" "$S/vm-run.sh" --kernel base --log "$LOG" -- "sh /bpf/demo-guest.sh"
+VM_EXTRA_FILES="$BPFTRACE $GUEST $BUILD/samples/ipcookie_funccount $BUILD/samples/ipcookie_funclatency" \
+	"$S/vm-run.sh" --kernel base --log "$LOG" -- "sh /bpf/demo-guest.sh"
 rc=$?
 set -e
 secs=$(($(date +%s) - start))

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The tools built on BPF_MAP_TYPE_IP_COOKIE (samples/bpf/ipc_funccount and
- * ipc_funclatency, next to test_progs in the VM), run the way a user runs
- * them, on a glob of more than a thousand functions, around a workload of
- * known size: the counts they print must be exact, in both of funccount's
- * modes, and their errors must say what is wrong.
+/* The tools built on BPF_MAP_TYPE_IP_COOKIE (ipcookie_funccount and
+ * ipcookie_funclatency of this repository's tools-extra/ipcookie, next to
+ * test_progs in the VM), run the way a user runs them, on a glob of more
+ * than a thousand functions, around a workload of known size: the counts
+ * they print must be exact, in both of funccount's modes, under the right
+ * names, and their errors must say what is wrong.
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
+#include "trace_helpers.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define FUNCCOUNT	"./ipc_funccount"
-#define FUNCLATENCY	"./ipc_funclatency"
+#define FUNCCOUNT	"./ipcookie_funccount"
+#define FUNCLATENCY	"./ipcookie_funclatency"
 
 #define CALLS		1000	/* getpgid() calls */
 #define SLEEPS		5	/* nanosleep() calls */
@@ -299,6 +301,8 @@ static void funccount_exact(bool cookie, long long *counts, long *nr)
 			fprintf(stderr, "%s", t.out);
 	}
 	ASSERT_NULL(strstr(t.err, "no counter"), "misses");
+	/* -v: the keys came from bpf_link__ip_cookie_keys() */
+	ASSERT_OK_PTR(strstr(t.err, " keys from the link in "), "keys from the link");
 out:
 	tool_free(&t);
 }
@@ -451,16 +455,20 @@ static void read_file(const char *path)
 }
 
 /* A static name defined more than once: each definition is a function of
- * its own, printed as NAME@ADDRESS. m_start() is the seq_file start of
- * /proc/modules (kernel/module/procfs.c) and of /proc/self/mounts
- * (fs/namespace.c), among others.
+ * its own, printed as NAME@ADDRESS, the address being the key of that
+ * definition, which must be the kallsyms address of an m_start. m_start()
+ * is the seq_file start of /proc/modules (kernel/module/procfs.c) and of
+ * /proc/self/mounts (fs/namespace.c), among others.
  */
 static void test_duplicates(void)
 {
 	const char *const argv[] = { FUNCCOUNT, "m_start", NULL };
+	struct ksyms *ksyms = NULL;
+	struct ksym *ks;
 	const char *p;
 	struct tool t;
 	int labels = 0;
+	long addr;
 
 	if (!have(FUNCCOUNT) || tool_start(&t, argv, 0))
 		return;
@@ -470,11 +478,22 @@ static void test_duplicates(void)
 	read_file("/proc/self/mounts");
 	ASSERT_EQ(tool_end(&t, SIGINT), 0, "exit status");
 	ASSERT_GE(nr_traced(t.out), 2, "definitions of m_start");
-	for (p = strstr(t.out, " m_start@"); p; p = strstr(p + 1, " m_start@"))
+	ksyms = load_kallsyms_local();
+	if (!ASSERT_OK_PTR(ksyms, "load_kallsyms_local"))
+		goto out;
+	for (p = strstr(t.out, " m_start@"); p; p = strstr(p + 1, " m_start@")) {
 		labels++;
+		addr = strtoul(p + 9, NULL, 16);
+		ks = ksym_search_local(ksyms, addr);
+		if (!ASSERT_OK_PTR(ks, "kallsyms symbol") ||
+		    !ASSERT_EQ(ks->addr, addr, "symbol address") ||
+		    !ASSERT_STREQ(ks->name, "m_start", "symbol name"))
+			fprintf(stderr, "row: %.40s\n", p);
+	}
 	ASSERT_GE(labels, 2, "m_start@ADDRESS rows");
 	ASSERT_NULL(strstr(t.out, " m_start\n"), "m_start without address");
 out:
+	free_kallsyms_local(ksyms);
 	tool_free(&t);
 }
 
@@ -499,9 +518,9 @@ static void check_error(const char *const argv[], uid_t uid,
 static void errors_of(const char *tool)
 {
 	const char *const nomatch[] = { tool, "do_nanosleep",
-					"ipc_no_such_func*", NULL };
-	const char *const nomod[] = { tool, "ipc_no_such_mod:*", NULL };
-	const char *const nomods[] = { tool, "ipc_no_such_mod*:*", NULL };
+					"no_such_func*", NULL };
+	const char *const nomod[] = { tool, "no_such_mod:*", NULL };
+	const char *const nomods[] = { tool, "no_such_mod*:*", NULL };
 	const char *const plain[] = { tool, "do_nanosleep", NULL };
 	const char *const badopt[] = { tool, "-i", "0", "do_nanosleep", NULL };
 	char old[16] = "";
@@ -511,10 +530,10 @@ static void errors_of(const char *tool)
 	if (!have(tool))
 		return;
 	check_error(nomatch, 0,
-		    "no traceable function matches 'ipc_no_such_func*'");
+		    "no traceable function matches 'no_such_func*'");
 	check_error(nomod, 0,
-		    "module 'ipc_no_such_mod' is not loaded (see /proc/modules)");
-	check_error(nomods, 0, "no loaded module matches 'ipc_no_such_mod*'");
+		    "module 'no_such_mod' is not loaded (see /proc/modules)");
+	check_error(nomods, 0, "no loaded module matches 'no_such_mod*'");
 	check_error(plain, 65534,
 		    "bpf(): Operation not permitted: run as root (needs CAP_BPF and CAP_PERFMON)");
 
@@ -523,8 +542,9 @@ static void errors_of(const char *tool)
 		n = read(fd, old, sizeof(old) - 1);
 		if (ASSERT_GT(n, 0, "read kptr_restrict") &&
 		    ASSERT_EQ(pwrite(fd, "2\n", 2, 0), 2, "kptr_restrict=2")) {
+			/* the link's keys are addresses */
 			check_error(plain, 0,
-				    "/proc/kallsyms hides kernel addresses (kernel.kptr_restrict = 2): run as root with kernel.kptr_restrict 0 or 1");
+				    "bpf_link__ip_cookie_keys(): kernel addresses hidden (kernel.kptr_restrict = 2): run as root with kernel.kptr_restrict 0 or 1");
 			ASSERT_EQ(pwrite(fd, old, n, 0), n, "restore");
 		}
 		close(fd);
@@ -594,8 +614,8 @@ out:
 
 static void test_sigterm(void)
 {
-	sigterm_of(FUNCCOUNT, "ipc_fc_map", " 1 __x64_sys_getpgid\n");
-	sigterm_of(FUNCLATENCY, "ipc_funclat", "Function = __x64_sys_getpgid\n");
+	sigterm_of(FUNCCOUNT, "count_by_ip", " 1 __x64_sys_getpgid\n");
+	sigterm_of(FUNCLATENCY, "time_by_ip", "Function = __x64_sys_getpgid\n");
 }
 
 void test_ip_cookie_tools(void)

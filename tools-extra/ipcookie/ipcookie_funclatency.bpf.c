@@ -3,12 +3,15 @@
  * program: the entry stores a timestamp in the session cookie, the return
  * adds the time taken to the log2 histogram of the function, found in a
  * BPF_MAP_TYPE_IP_COOKIE map by bpf_get_func_ip() and updated in place.
+ * User space fills the map with the keys of the link once the link exists
+ * and sets "ready" when they are all in: calls entered before are not
+ * timed.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "ipc_funclatency.h"
+#include "ipcookie_funclatency.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -21,7 +24,13 @@ struct {
 
 __u64 unit_ns = 1;	/* set before loading: 1000 for usecs, 1000000 msecs */
 
-/* returns that found no histogram: the key is not bpf_get_func_ip() */
+/* set by user space once the map holds every key */
+bool ready;
+/* calls entered before that: not timed */
+__u64 early;
+/* returns after that which found no histogram: a key is not
+ * bpf_get_func_ip()
+ */
 __u64 misses;
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -52,7 +61,7 @@ static __always_inline __u32 log2_u64(__u64 v)
 }
 
 SEC("kprobe.session")
-int ipc_funclat(struct pt_regs *ctx)
+int time_by_ip(struct pt_regs *ctx)
 {
 	__u64 *start = bpf_session_cookie();
 	__u64 ip, t;
@@ -60,6 +69,10 @@ int ipc_funclat(struct pt_regs *ctx)
 	__u32 slot;
 
 	if (!bpf_session_is_return()) {
+		if (!ready) {
+			__sync_fetch_and_add(&early, 1);
+			return 1;	/* no return probe */
+		}
 		*start = bpf_ktime_get_ns();
 		return 0;	/* run at the return too */
 	}

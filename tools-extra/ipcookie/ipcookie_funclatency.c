@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ipc_funclatency: latency histograms of kernel functions, like BCC's
+/* ipcookie_funclatency: latency histograms of kernel functions, like BCC's
  * funclatency -F, for any number of functions with one kprobe.session
  * program: each function's log2 histogram is the value of its entry in a
- * BPF_MAP_TYPE_IP_COOKIE map keyed by the function's address, which the
- * program gets from bpf_get_func_ip() and updates in place.
+ * BPF_MAP_TYPE_IP_COOKIE map keyed by what bpf_get_func_ip() returns, the
+ * keys that bpf_link__ip_cookie_keys() gives for the link.
  */
-#include "ipc_tools.h"
-#include "ipc_funclatency.h"
-#include "ipc_funclatency.skel.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "ipcookie_common.h"
+#include "ipcookie_funclatency.h"
+#include "ipcookie_funclatency.skel.h"
 
 static const char usage[] =
-"usage: ipc_funclatency [-v] [-m|-u] [-i SECS] [-d SECS] [-n N] PATTERN...\n"
+"usage: ipcookie_funclatency [-v] [-m|-u] [-i SECS] [-d SECS] [-n N] PATTERN...\n"
 "\n"
 "Time the calls of the kernel functions matching the patterns, with one\n"
 "kprobe.session program and a log2 histogram per function in a\n"
@@ -27,7 +33,7 @@ static const char usage[] =
 "              seconds\n"
 "  -d SECS     stop after SECS seconds\n"
 "  -n N        print only the N most called functions\n"
-"  -v          resolution and attach details on stderr\n"
+"  -v          matching, attach and fill details on stderr\n"
 "  -h          this help\n"
 "\n"
 "A name defined more than once (static functions) is printed with the\n"
@@ -35,9 +41,9 @@ static const char usage[] =
 "MODULE:NAME.\n"
 "\n"
 "examples:\n"
-"  ipc_funclatency -u 'vfs_*'                 until Ctrl-C\n"
-"  ipc_funclatency -m -i 5 'do_nanosleep'     every 5 seconds\n"
-"  ipc_funclatency -d 10 'ext4:ext4_file_*'   functions of a module, 10 s\n";
+"  ipcookie_funclatency -u 'vfs_*'                 until Ctrl-C\n"
+"  ipcookie_funclatency -m -i 5 'do_nanosleep'     every 5 seconds\n"
+"  ipcookie_funclatency -d 10 'ext4:ext4_file_*'   functions of a module, 10 s\n";
 
 static struct {
 	int interval;
@@ -47,26 +53,25 @@ static struct {
 	const char *unit;
 } env = { .unit_ns = 1, .unit = "nsecs" };
 
-static struct ipc_func *funcs;
-static size_t nr_funcs;
+static struct ipcookie_funcs funcs;
 
 struct row {
 	size_t idx;
 	__u64 n;
 };
 
-static int read_hists(struct ipc_funclatency *skel, __u64 *keys,
+static int read_hists(struct ipcookie_funclatency *skel, __u64 *keys,
 		      struct hist *vals, struct hist *cur)
 {
 	size_t n = 0, i;
 	long f;
 
-	memset(cur, 0, nr_funcs * sizeof(*cur));
-	if (ipc_dump_map(bpf_map__fd(skel->maps.hists), sizeof(__u64),
-			 sizeof(struct hist), nr_funcs, keys, vals, &n))
+	memset(cur, 0, funcs.nr * sizeof(*cur));
+	if (ipcookie_dump_map(bpf_map__fd(skel->maps.hists), sizeof(__u64),
+			      sizeof(struct hist), funcs.nr, keys, vals, &n))
 		return -1;
 	for (i = 0; i < n; i++) {
-		f = ipc_find(funcs, nr_funcs, keys[i]);
+		f = ipcookie_find(&funcs, keys[i]);
 		if (f >= 0)
 			cur[f] = vals[i];
 	}
@@ -127,7 +132,7 @@ static void print_hists(const struct hist *cur, struct hist *prev,
 	struct hist d;
 	int s;
 
-	for (i = 0; i < nr_funcs; i++) {
+	for (i = 0; i < funcs.nr; i++) {
 		if (cur[i].count == prev[i].count)
 			continue;
 		rows[nr].idx = i;
@@ -146,11 +151,12 @@ static void print_hists(const struct hist *cur, struct hist *prev,
 		d.count = c->count - p->count;
 		d.sum = c->sum - p->sum;
 		printf("\nFunction = %s\n",
-		       ipc_label(&funcs[rows[i].idx], label, sizeof(label)));
+		       ipcookie_label(&funcs, rows[i].idx, label,
+				      sizeof(label)));
 		print_hist(&d);
 	}
 	/* also the functions left out by -n */
-	memcpy(prev, cur, nr_funcs * sizeof(*cur));
+	memcpy(prev, cur, funcs.nr * sizeof(*cur));
 	fflush(stdout);
 }
 
@@ -169,94 +175,90 @@ static int tool_opt(int opt)
 	return -1;
 }
 
-static int parse_args(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-
-	return ipc_parse_args(argc, argv, "mui:d:n:vh", longopts, usage,
-			      &env.interval, &env.duration, &env.top, tool_opt);
-}
-
-int main(int argc, char **argv)
-{
-	struct ipc_funclatency *skel = NULL;
+	struct ipcookie_funclatency *skel = NULL;
 	struct hist *cur, *prev, *vals;
-	struct ipc_pattern *pats;
-	struct ipc_clock clock;
-	struct bpf_link *link;
-	int npat, err, rc = 1;
+	struct ipcookie_clock clock;
+	struct bpf_link *link = NULL;
+	struct bpf_program *prog;
+	int err, rc = 1;
 	struct row *rows;
 	__u64 *keys;
 
-	ipc_tool = "ipc_funclatency";
-	ipc_block_signals(&clock);
-	err = parse_args(argc, argv);
+	ipcookie_tool = "ipcookie_funclatency";
+	ipcookie_block_signals(&clock);
+	err = ipcookie_parse_args(argc, argv, "mui:d:n:vh", longopts, usage,
+				  &env.interval, &env.duration, &env.top,
+				  tool_opt);
 	if (err)
 		return err;
-	libbpf_set_print(ipc_libbpf_print);
-
-	pats = ipc_setup(argc, argv, &npat, &funcs, &nr_funcs);
-	if (!pats)
+	if (ipcookie_setup(argc, argv, &funcs))
 		return 1;
-	cur = calloc(nr_funcs, sizeof(*cur));
-	prev = calloc(nr_funcs, sizeof(*prev));
-	vals = calloc(nr_funcs, sizeof(*vals));
-	keys = calloc(nr_funcs, sizeof(*keys));
-	rows = calloc(nr_funcs, sizeof(*rows));
+	cur = calloc(funcs.nr, sizeof(*cur));
+	prev = calloc(funcs.nr, sizeof(*prev));
+	vals = calloc(funcs.nr, sizeof(*vals));
+	keys = calloc(funcs.nr, sizeof(*keys));
+	rows = calloc(funcs.nr, sizeof(*rows));
 	if (!cur || !prev || !vals || !keys || !rows) {
-		ipc_error("out of memory");
+		ipcookie_error("out of memory");
 		return 1;
 	}
 
-	skel = ipc_funclatency__open();
+	skel = ipcookie_funclatency__open();
 	if (!skel) {
-		ipc_error("opening the BPF object: %s", strerror(errno));
+		ipcookie_error("opening the BPF object: %s", strerror(errno));
 		return 1;
 	}
+	prog = skel->progs.time_by_ip;
 	skel->data->unit_ns = env.unit_ns;
-	err = ipc_funclatency__load(skel);
+	err = ipcookie_funclatency__load(skel);
 	if (err) {
-		ipc_load_error(err);
+		ipcookie_load_error(err);
 		goto out;
 	}
 	if (bpf_map__value_size(skel->maps.hists) != sizeof(struct hist)) {
-		ipc_error("value size %u, want %zu",
-			  bpf_map__value_size(skel->maps.hists),
-			  sizeof(struct hist));
+		ipcookie_error("value size %u, want %zu",
+			       bpf_map__value_size(skel->maps.hists),
+			       sizeof(struct hist));
 		goto out;
 	}
-	if (ipc_fill_map(bpf_map__fd(skel->maps.hists), funcs, nr_funcs,
-			 sizeof(struct hist)))
+	link = ipcookie_attach(prog, &funcs, false, true);
+	if (!link || ipcookie_get_keys(link, &funcs) ||
+	    ipcookie_fill_map(bpf_map__fd(skel->maps.hists), &funcs,
+			      sizeof(struct hist)))
 		goto out;
-	link = ipc_attach(skel->progs.ipc_funclat, funcs, nr_funcs, NULL, true);
-	if (!link)
-		goto out;
+	/* only now: a return before would find no histogram */
+	skel->bss->ready = true;
 
-	ipc_print_tracing(nr_funcs, pats, npat, env.duration);
-	ipc_start_clock(&clock, env.interval, env.duration);
-	while (ipc_wait(&clock) == IPC_TICK) {
+	ipcookie_print_tracing(&funcs, env.duration);
+	ipcookie_start_clock(&clock, env.interval, env.duration);
+	while (ipcookie_wait(&clock) == IPCOOKIE_TICK) {
 		if (read_hists(skel, keys, vals, cur))
 			goto out;
-		ipc_print_time();
+		ipcookie_print_time();
 		print_hists(cur, prev, rows);
 	}
-	ipc_detach(link, skel->progs.ipc_funclat);
+	ipcookie_detach(link, prog, skel->bss->early);
+	link = NULL;
 
 	if (read_hists(skel, keys, vals, cur))
 		goto out;
 	if (env.interval)
-		ipc_print_time();
+		ipcookie_print_time();
 	print_hists(cur, prev, rows);
 	if (skel->bss->misses) {
-		ipc_error("%llu returns found no histogram %s",
-			  skel->bss->misses, IPC_BAD_KEY);
+		ipcookie_error("%llu returns found no histogram %s",
+			       skel->bss->misses, IPCOOKIE_BAD_KEY);
 		goto out;
 	}
 	rc = 0;
 out:
-	ipc_funclatency__destroy(skel);
+	bpf_link__destroy(link);
+	ipcookie_funclatency__destroy(skel);
 	return rc;
 }

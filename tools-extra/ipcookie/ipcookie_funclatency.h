@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What ipc_funclatency.bpf.c and ipc_funclatency_user.c share. */
-#ifndef __IPC_FUNCLATENCY_H
-#define __IPC_FUNCLATENCY_H
+/* What ipcookie_funclatency.bpf.c and ipcookie_funclatency.c share. */
+#ifndef __IPCOOKIE_FUNCLATENCY_H
+#define __IPCOOKIE_FUNCLATENCY_H
 
 /* Slot i counts the calls that took t units, 2^i <= t < 2^(i+1) (slot 0:
  * t < 2). 62 slots, the count and the sum make a 512-byte value.
@@ -21,4 +21,4 @@ bool __ksym bpf_session_is_return(void);
 __u64 __ksym *bpf_session_cookie(void);
 #endif
 
-#endif /* __IPC_FUNCLATENCY_H */
+#endif /* __IPCOOKIE_FUNCLATENCY_H */
