@@ -39,6 +39,19 @@ if [ "$MIRROR" != none ]; then
 		tests+=("$(basename "$f" .c)")
 	done
 fi
+# Tests of the tools in tools-extra/ (not mirror files: they stay out of the
+# series), copied into bpf-mini next to the others.
+EXTRA=$ROOT/tools-extra/ipcookie/prog_tests
+extras=()
+if [ "$MIRROR" != none ]; then
+	for f in "$EXTRA"/*.c; do
+		[ -f "$f" ] || continue
+		case " ${EXCLUDE_TESTS:-} " in
+		*" $(basename "$f" .c) "*) continue ;;
+		esac
+		extras+=("$(basename "$f" .c)")
+	done
+fi
 while read -r t h; do
 	case $t in ""|"#"*) continue ;; esac
 	tests+=("$t")
@@ -64,6 +77,7 @@ done
 # (make test and make bench share this directory).
 sources=("$SELF/bench.c" "$SELF"/benchs/*.c)
 for t in "${tests[@]}" "${helpers[@]}"; do sources+=("$SELF/prog_tests/$t.c"); done
+for t in "${extras[@]}"; do sources+=("$EXTRA/$t.c"); done
 refs() {	# names of progs referenced by the given files
 	sed -n -E -e 's/.*#include "([A-Za-z0-9_]+)\.(skel|lskel|subskel)\.h".*/\1/p' \
 		-e 's/.*"([A-Za-z0-9_]+)\.bpf\.o".*/\1/p' \
@@ -94,7 +108,7 @@ flock -n 9 || { echo "build-selftests: waiting for another build in $MINI"; floc
 # chosen ones (rsync -a keeps mtimes, so make rebuilds only what changed).
 mkdir -p "$MINI/prog_tests" "$MINI/progs"
 rsync -a --exclude='/prog_tests/*.c' --exclude='/progs/*.c' "$SELF/" "$MINI/"
-printf '%s\n' "${tests[@]}" "${helpers[@]}" | sort -u > "$MINI/.want-tests"
+printf '%s\n' "${tests[@]}" "${helpers[@]}" "${extras[@]}" | sort -u > "$MINI/.want-tests"
 printf '%s\n' "${progs[@]}" | sort -u > "$MINI/.want-progs"
 for f in "$MINI"/prog_tests/*.c; do
 	[ -f "$f" ] && ! grep -qx "$(basename "$f" .c)" "$MINI/.want-tests" && rm -f "$f"
@@ -102,7 +116,9 @@ done
 for f in "$MINI"/progs/*.c; do
 	[ -f "$f" ] && ! grep -qx "$(basename "$f" .c)" "$MINI/.want-progs" && rm -f "$f"
 done
-sed 's|$|.c|' "$MINI/.want-tests" | rsync -a --files-from=- "$SELF/prog_tests/" "$MINI/prog_tests/"
+printf '%s.c\n' "${tests[@]}" "${helpers[@]}" | sort -u |
+	rsync -a --files-from=- "$SELF/prog_tests/" "$MINI/prog_tests/"
+for t in "${extras[@]}"; do rsync -a "$EXTRA/$t.c" "$MINI/prog_tests/"; done
 sed 's|$|.c|' "$MINI/.want-progs" | rsync -a --files-from=- "$SELF/progs/" "$MINI/progs/"
 # tests.h only depends on prog_tests/*.c mtimes: drop it when the set changed.
 if ! cmp -s "$MINI/.want-tests" "$MINI/.built-tests"; then
@@ -121,12 +137,12 @@ for h in "$ROOT"/tools/testing/selftests/bpf/*.h; do
 done
 
 # Names (as test_progs knows them) of the tests to run, for test_progs -t.
-for t in "${tests[@]}"; do
+for t in "${tests[@]}" "${extras[@]}"; do
 	sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/\2/p' \
 		"$MINI/prog_tests/$t.c"
 done | sort -u > "$MINI/.test-names"
 
-echo "build-selftests: ${#tests[@]} test files (+${#helpers[@]} linked in), $(wc -l < "$MINI/.want-progs") progs, targets: $TARGETS"
+echo "build-selftests: $((${#tests[@]} + ${#extras[@]})) test files (+${#helpers[@]} linked in), $(wc -l < "$MINI/.want-progs") progs, targets: $TARGETS"
 
 # 4. Build with the upstream Makefile. OUTPUT must be explicit (lib.mk only
 # defaults it at MAKELEVEL 0). test_progs gets bpf_testmod.ko, built against

@@ -44,7 +44,7 @@ if [ -f "$MINI/.want-progs" ]; then
 fi
 [ -x "$BUILD/tools/bpftool/bpftool" ] && cp "$BUILD/tools/bpftool/bpftool" "$STAGE/bpf/"
 # The sample tools (scripts/build-samples.sh).
-for f in "$BUILD"/samples/ipc_*; do
+for f in "$BUILD"/samples/ipcookie_*; do
 	case $f in *.o|*.h) continue ;; esac
 	[ -x "$f" ] && cp "$f" "$STAGE/bpf/"
 done

@@ -67,8 +67,14 @@ wants() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
 # The prog_tests of this repository that series/manifest keeps out of the
 # series ("-" lines): a prefix of the series has no source for them.
 not_in_series_tests() {
+	local f
+
 	sed -n 's|^-[[:space:]]\{1,\}tools/testing/selftests/bpf/prog_tests/\([A-Za-z0-9_]*\)\.c$|\1|p' \
 		"$ROOT/series/manifest" | tr '\n' ' '
+	# The tests of tools-extra/ (scripts/build-selftests.sh adds them).
+	for f in "$ROOT"/tools-extra/*/prog_tests/*.c; do
+		[ -f "$f" ] && printf '%s ' "$(basename "$f" .c)"
+	done
 }
 # The prog_tests of this repository that the prefix checked out in $W has
 # no source for yet (a later patch adds them).

@@ -71,10 +71,10 @@ if [ -n "$all" ]; then
 	cmd="./test_progs -t $all -d $(echo "$DENY" | tr ' ' ',')"
 	# The sample tool counts 100 reads of /dev/zero started once it
 	# prints that it is tracing: one line, one result.
-	smoke="./ipc_funccount -d 2 -n 5 read_zero | { read -r l; dd if=/dev/zero of=/dev/null bs=1 count=100 2>/dev/null; cat; } > /tmp/fc.out 2>&1; cat /tmp/fc.out;"
+	smoke="./ipcookie_funccount -d 2 -n 5 read_zero | { read -r l; dd if=/dev/zero of=/dev/null bs=1 count=100 2>/dev/null; cat; } > /tmp/fc.out 2>&1; cat /tmp/fc.out;"
 	smoke="$smoke if grep -qE '^ +100 read_zero\$' /tmp/fc.out;"
-	smoke="$smoke then echo '#0       sample_ipc_funccount:OK';"
-	smoke="$smoke else echo '#0       sample_ipc_funccount:FAIL'; fi"
+	smoke="$smoke then echo '#0       sample_ipcookie_funccount:OK';"
+	smoke="$smoke else echo '#0       sample_ipcookie_funccount:FAIL'; fi"
 	cmd="$cmd; rc=\$?; $smoke; exit \$rc"
 	echo "test: debug kernel: $cmd"
 	"$S/vm-run.sh" --kernel debug --log "$BUILD/vm/test-debug.log" -- "$cmd"
