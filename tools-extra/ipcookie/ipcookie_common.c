@@ -718,3 +718,34 @@ void ipcookie_print_tracing(const struct ipcookie_funcs *funcs, int duration)
 		printf("... Hit Ctrl-C to end.\n");
 	fflush(stdout);
 }
+
+/* Everything after the map is filled: @report every interval and once at
+ * the end, detach (*@link becomes NULL), and fail if a hit found no entry
+ * (*@misses of them: "N @what").  Returns the tool's exit status.
+ */
+int ipcookie_run(const struct ipcookie_funcs *funcs,
+		 struct ipcookie_clock *clock, int interval, int duration,
+		 struct bpf_link **link, struct bpf_program *prog,
+		 const __u64 *early, const __u64 *misses, const char *what,
+		 int (*report)(void *ctx), void *ctx)
+{
+	ipcookie_print_tracing(funcs, duration);
+	ipcookie_start_clock(clock, interval, duration);
+	while (ipcookie_wait(clock) == IPCOOKIE_TICK) {
+		ipcookie_print_time();
+		if (report(ctx))
+			return 1;
+	}
+	ipcookie_detach(*link, prog, *early);
+	*link = NULL;
+	if (interval)
+		ipcookie_print_time();
+	if (report(ctx))
+		return 1;
+	if (*misses) {
+		ipcookie_error("%llu %s %s", (unsigned long long)*misses, what,
+			       IPCOOKIE_BAD_KEY);
+		return 1;
+	}
+	return 0;
+}

@@ -75,5 +75,10 @@ void ipcookie_start_clock(struct ipcookie_clock *c, int interval,
 int ipcookie_wait(struct ipcookie_clock *c);
 void ipcookie_print_time(void);
 void ipcookie_print_tracing(const struct ipcookie_funcs *funcs, int duration);
+int ipcookie_run(const struct ipcookie_funcs *funcs,
+		 struct ipcookie_clock *clock, int interval, int duration,
+		 struct bpf_link **link, struct bpf_program *prog,
+		 const __u64 *early, const __u64 *misses, const char *what,
+		 int (*report)(void *ctx), void *ctx);
 
 #endif /* __IPCOOKIE_COMMON_H */

@@ -122,6 +122,25 @@ static void print_counts(const __u64 *cur, __u64 *prev, struct row *rows)
 	fflush(stdout);
 }
 
+/* What one report reads and prints. */
+struct report {
+	struct ipcookie_funccount *skel;
+	__u64 *keys;
+	__u64 *vals;
+	__u64 *cur, *prev;
+	struct row *rows;
+};
+
+static int report(void *ctx)
+{
+	struct report *r = ctx;
+
+	if (read_counts(r->skel, r->keys, r->vals, r->cur))
+		return -1;
+	print_counts(r->cur, r->prev, r->rows);
+	return 0;
+}
+
 static int tool_opt(int opt)
 {
 	if (opt != 'c')
@@ -143,6 +162,7 @@ int main(int argc, char **argv)
 	struct bpf_link *link = NULL;
 	struct bpf_program *prog;
 	int err, rc = 1;
+	struct report r;
 	struct row *rows;
 
 	ipcookie_tool = "ipcookie_funccount";
@@ -193,28 +213,10 @@ int main(int argc, char **argv)
 	/* only now: a hit before would find no counter */
 	skel->bss->ready = true;
 
-	ipcookie_print_tracing(&funcs, env.duration);
-	ipcookie_start_clock(&clock, env.interval, env.duration);
-	while (ipcookie_wait(&clock) == IPCOOKIE_TICK) {
-		if (read_counts(skel, keys, vals, cur))
-			goto out;
-		ipcookie_print_time();
-		print_counts(cur, prev, rows);
-	}
-	ipcookie_detach(link, prog, skel->bss->early);
-	link = NULL;
-
-	if (read_counts(skel, keys, vals, cur))
-		goto out;
-	if (env.interval)
-		ipcookie_print_time();
-	print_counts(cur, prev, rows);
-	if (skel->bss->misses) {
-		ipcookie_error("%llu calls found no counter %s",
-			       skel->bss->misses, IPCOOKIE_BAD_KEY);
-		goto out;
-	}
-	rc = 0;
+	r = (struct report){ skel, keys, vals, cur, prev, rows };
+	rc = ipcookie_run(&funcs, &clock, env.interval, env.duration, &link,
+			  prog, &skel->bss->early, &skel->bss->misses,
+			  "calls found no counter", report, &r);
 out:
 	bpf_link__destroy(link);
 	ipcookie_funccount__destroy(skel);

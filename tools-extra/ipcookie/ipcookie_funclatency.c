@@ -160,6 +160,25 @@ static void print_hists(const struct hist *cur, struct hist *prev,
 	fflush(stdout);
 }
 
+/* What one report reads and prints. */
+struct report {
+	struct ipcookie_funclatency *skel;
+	__u64 *keys;
+	struct hist *vals;
+	struct hist *cur, *prev;
+	struct row *rows;
+};
+
+static int report(void *ctx)
+{
+	struct report *r = ctx;
+
+	if (read_hists(r->skel, r->keys, r->vals, r->cur))
+		return -1;
+	print_hists(r->cur, r->prev, r->rows);
+	return 0;
+}
+
 static int tool_opt(int opt)
 {
 	switch (opt) {
@@ -187,6 +206,7 @@ int main(int argc, char **argv)
 	struct bpf_link *link = NULL;
 	struct bpf_program *prog;
 	int err, rc = 1;
+	struct report r;
 	struct row *rows;
 	__u64 *keys;
 
@@ -235,28 +255,10 @@ int main(int argc, char **argv)
 	/* only now: a return before would find no histogram */
 	skel->bss->ready = true;
 
-	ipcookie_print_tracing(&funcs, env.duration);
-	ipcookie_start_clock(&clock, env.interval, env.duration);
-	while (ipcookie_wait(&clock) == IPCOOKIE_TICK) {
-		if (read_hists(skel, keys, vals, cur))
-			goto out;
-		ipcookie_print_time();
-		print_hists(cur, prev, rows);
-	}
-	ipcookie_detach(link, prog, skel->bss->early);
-	link = NULL;
-
-	if (read_hists(skel, keys, vals, cur))
-		goto out;
-	if (env.interval)
-		ipcookie_print_time();
-	print_hists(cur, prev, rows);
-	if (skel->bss->misses) {
-		ipcookie_error("%llu returns found no histogram %s",
-			       skel->bss->misses, IPCOOKIE_BAD_KEY);
-		goto out;
-	}
-	rc = 0;
+	r = (struct report){ skel, keys, vals, cur, prev, rows };
+	rc = ipcookie_run(&funcs, &clock, env.interval, env.duration, &link,
+			  prog, &skel->bss->early, &skel->bss->misses,
+			  "returns found no histogram", report, &r);
 out:
 	bpf_link__destroy(link);
 	ipcookie_funclatency__destroy(skel);
