@@ -21,6 +21,9 @@
 #   NO_BUILD=1     use what is already built
 #   KCOOKIE=0      skip the O(1)-cookie variant kernel
 #   RESULTS=dir    where to write (default docs/results)
+# Which runs a boot makes (families, sizes, rounds) is decided here, in
+# plan(); scripts/bench-guest.sh runs them in the VM as they are given.
+#   scripts/bench.sh plan SET [ONESHOT]   print a plan (QUICK, ROUNDS apply)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,11 +32,119 @@ QUICK=${QUICK:-0}
 BOOTS=${BOOTS:-3}
 ONLY=${ONLY:-icount time native}
 RESULTS=${RESULTS:-$ROOT/docs/results}
-RUNNER=$ROOT/tools/testing/selftests/bpf/benchs/run_bench_ip_cookie.sh
+GUEST=$ROOT/scripts/bench-guest.sh
 KCOOKIE=${KCOOKIE:-1}
 case " $ONLY " in *" icount "*) ;; *) KCOOKIE=0 ;; esac
 VARIANT=$BUILD/variant-kcookie
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
+
+# The ./bench flags every throughput run of a plan gets.
+run_flags() {	# run_flags SET
+	if [ "$QUICK" = 1 ] || [ "$1" = hot ] || [ "$1" = kmulti_cookie ]; then
+		echo "-w 1 -d 2 -a --ipc-batch 1000"
+	else
+		echo "-w 2 -d 5 -a --ipc-batch 1000"
+	fi
+}
+
+# The runs of one boot, one line each: "ROUND ARGS" for ./bench.  Every
+# round runs every variant of a size back to back, so that slow drifts of
+# the machine hit all variants alike.  A lookup that misses prints
+# "ipc-fail:"; the report fails the run on it.
+#   SET=all     every family, and with ONESHOT=1 the one-shot
+#               measurements (memory, populate, attach) after the rounds
+#   SET=hot     the throughput families only, short samples: for a guest
+#               whose clock counts instructions (QEMU -icount), where every
+#               run gives the same figure and one-shot timings mean nothing
+#   SET=kmulti_cookie  the kprobe.multi cookie variants only, for kernels
+#               whose bpf_kprobe_multi_cookie() differs
+#   SET=gen_lookup  what the inlined lookup changes (kprobe.multi and
+#               fentry hot paths, lookups), for kernels with and without
+#               ip_cookie_map_gen_lookup()
+plan() {	# plan SET ROUNDS [ONESHOT]
+	local set=$1 nr=$2 oneshot=${3:-1} run kmulti_n lookup_n
+	local mem_n pop_n attach_n os_rounds r n v
+	run=$(run_flags "$set")
+	if [ "$QUICK" = 1 ]; then
+		kmulti_n="1 100 1000 10000"
+		lookup_n="1 1000 100000 1000000"
+		mem_n="1000 10000 100000 1000000"
+		pop_n="1000 10000"
+		attach_n="10000"
+		os_rounds=1
+	else
+		kmulti_n="1 100 1000 10000 0"	# 0: every attachable function
+		lookup_n="1 10 100 1000 10000 100000 1000000"
+		mem_n="1000 10000 100000 1000000"
+		pop_n="1000 10000 100000"
+		attach_n="10000 50000 0"
+		os_rounds=2
+	fi
+	fentry() { for v in $1; do echo "$r $run ipc-fentry-$v"; done; }
+	umulti() { for v in $1; do echo "$r $run ipc-umulti-$v"; done; }
+	kmulti() {
+		for n in $2; do
+			for v in $1; do echo "$r $run ipc-kmulti-$v --ipc-funcs $n"; done
+		done
+	}
+	lookup() {
+		for n in $2; do
+			for v in $1; do echo "$r $run ipc-lookup-$v --ipc-entries $n"; done
+		done
+	}
+	for r in $(seq 1 "$nr"); do
+		case $set in
+		kmulti_cookie)
+			kmulti "empty cookie cookie_array" "$kmulti_n" ;;
+		gen_lookup)
+			fentry "empty cookie ipc hash"
+			kmulti "empty cookie hash ipc ipc_link" "1 1000"
+			lookup "none ipc hash" "1 1000 100000" ;;
+		hot|all)
+			fentry "empty funcip cookie cookie_array ipc kfunc hash wide_array wide_ipc"
+			umulti "empty offset offset_link cookie cookie_array ipc ipc_link"
+			kmulti "empty funcip funcip_link cookie cookie_array hash ipc kfunc ipc_link" "$kmulti_n"
+			lookup "none ipc hash array" "$lookup_n"
+			[ "$set" = hot ] && continue
+			# Lookups while another CPU resizes; the quiet figure to
+			# compare with is this round's ipc-lookup-ipc run above.
+			for n in 1000 100000; do
+				echo "$r $run ipc-lookup-ipc --ipc-entries $n --ipc-resize"
+			done ;;
+		*)	echo "bench: unknown SET '$set'" >&2; return 1 ;;
+		esac
+	done
+	[ "$set" = all ] && [ "$oneshot" = 1 ] || return 0
+	# One-shot measurements, round 0.  Memory is sampled each second;
+	# the report takes the last sample, 5 s after filling, when what the
+	# maps free after a grace period is gone.
+	for n in $mem_n; do
+		for r in $(seq 1 "$os_rounds"); do
+			for v in ipc hash hash-nopre; do
+				echo "0 -w 2 -d 2 ipc-mem-$v --ipc-entries $n"
+			done
+		done
+	done
+	for n in $pop_n; do
+		for r in $(seq 1 "$os_rounds"); do
+			for v in ipc hash hash-nopre; do
+				echo "0 -w 1 -d 1 ipc-populate-$v --ipc-entries $n"
+			done
+		done
+	done
+	for n in $attach_n; do
+		for r in $(seq 1 "$os_rounds"); do
+			for v in cookies map; do
+				echo "0 -w 1 -d 1 ipc-attach-$v --ipc-funcs $n"
+			done
+		done
+	done
+}
+
+if [ "${1:-}" = plan ]; then
+	plan "${2:-all}" "${ROUNDS:-1}" "${3:-1}"
+	exit
+fi
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
@@ -73,14 +184,16 @@ env_file() {	# env_file ACCEL FILE
 	} > "$2"
 }
 
-# One boot of the runner; its ipc-* lines appended to RAW after a marker.
-boot() {	# boot ACCEL RAW N ENV...
-	local accel=$1 raw=$2 n=$3 log rc=0
-	shift 3
+# One boot running plan SET ONESHOT; its ipc-* lines appended to RAW
+# after a marker.
+boot() {	# boot ACCEL RAW N SET [ONESHOT]
+	local accel=$1 raw=$2 n=$3 set=$4 oneshot=${5:-1} log plan rc=0
 	log=$BUILD/vm/bench-$accel-$n.log
-	VM_ACCEL=$accel VM_EXTRA_FILES=$RUNNER VM_TIMEOUT=${VM_TIMEOUT:-$timeout} \
+	plan=$BUILD/vm/bench-plan-$accel-$n.txt
+	plan "$set" "$rounds" "$oneshot" > "$plan"
+	VM_ACCEL=$accel VM_EXTRA_FILES="$GUEST $plan" VM_TIMEOUT=${VM_TIMEOUT:-$timeout} \
 		"$ROOT/scripts/vm-run.sh" --kernel base ${IMAGE:+--image "$IMAGE"} --log "$log" -- \
-		"$* QUICK=$QUICK ROUNDS=$rounds sh /bpf/run_bench_ip_cookie.sh" || rc=$?
+		"IPC_ENV=\"quick=$QUICK rounds=$rounds set=$set run='$(run_flags "$set")'\" sh /bpf/bench-guest.sh /bpf/$(basename "$plan")" || rc=$?
 	echo "ipc-boot: boot=$n accel=$accel" >> "$raw"
 	sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$log.txt" |
 		grep -E '^(ipc-|Summary)' >> "$raw" || true
@@ -93,13 +206,13 @@ case " $ONLY " in *" icount "*)
 	raw=$RESULTS/raw-icount-$mode.txt
 	: > "$raw"
 	rounds=${ROUNDS:-3}
-	boot icount "$raw" 1 SET=hot
+	boot icount "$raw" 1 hot
 	if [ "$KCOOKIE" = 1 ]; then
 		# Its rounds and variants renamed ("kcookie-R", "cookie_o1"),
 		# so the report keeps them apart from the series kernel's.
 		vraw=$BUILD/vm/raw-icount-kcookie.txt
 		: > "$vraw"
-		IMAGE=$VARIANT/kbuild-base/vmlinux boot icount "$vraw" kcookie SET=kmulti_cookie
+		IMAGE=$VARIANT/kbuild-base/vmlinux boot icount "$vraw" kcookie kmulti_cookie
 		grep -v -e '^ipc-boot:' -e '^ipc-done' -e '^ipc-env:' -e '^ipc-vuln:' "$vraw" |
 			sed -e 's/^ipc-run: round=/ipc-run: round=kcookie-/' \
 			    -e 's/ bench=ipc-kmulti-\([a-z_]*\) / bench=ipc-kmulti-\1_o1 /' >> "$raw"
@@ -115,7 +228,7 @@ case " $ONLY " in *" time "*)
 	: > "$raw"
 	for b in $(seq 1 "$BOOTS"); do
 		# The one-shot timings (memory, populate, attach): first boot.
-		boot "$accel" "$raw" "$b" "ONESHOT=$([ "$b" = 1 ] && echo 1 || echo 0)"
+		boot "$accel" "$raw" "$b" all "$([ "$b" = 1 ] && echo 1 || echo 0)"
 	done
 	env_file "$accel" "$RESULTS/env-$mode.txt"
 	python3 "$ROOT/scripts/bench-report.py" "$raw" "$RESULTS/env-$mode.txt" \

@@ -1,10 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Benchmarks of benchs/bench_ip_cookie.c, registered in bench.c. */
+/* The IP_COOKIE benchmarks (benchs/bench_ip_cookie*.c), registered in
+ * bench.c, and what their files share.
+ */
 #ifndef __BENCH_IP_COOKIE_H
 #define __BENCH_IP_COOKIE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+
+/* Options of every ipc-* benchmark */
+struct ipc_args {
+	__u32 batch_iters;	/* trigger calls per driver run */
+	__u32 nr_funcs;		/* kprobe.multi, attach: 0 = all attachable */
+	__u32 nr_entries;	/* lookup, mem, populate */
+	__u32 nr_loops;		/* lookup: lookups per run */
+	bool resize;		/* lookup: resize from another CPU */
+};
+
+extern struct ipc_args ipc_args;
 extern const struct argp bench_ip_cookie_argp;
 
+/* Map kinds of the memory and population benchmarks */
+enum ipc_kind { IPC_KIND_IPC, IPC_KIND_HASH, IPC_KIND_HASH_NOPRE };
+
+void ipc_die(const char *what, int err);
+void ipc_validate(void);
+void *ipc_idle_producer(void *input);
+int ipc_create_map(enum bpf_map_type type, __u32 key_size, __u32 n,
+		   __u32 flags);
+int ipc_kind_create(enum ipc_kind kind, __u32 n);
+const char *ipc_kind_name(enum ipc_kind kind);
+void ipc_fill_batch(int fd, const void *keys, const __u64 *vals, __u32 n);
+long ipc_map_memlock(int fd);
+__u64 *ipc_make_keys(__u32 n, __u32 *nr_real);
+__u64 *ipc_attachable_funcs(size_t *cnt);
+
+/* bench_ip_cookie.c: throughput */
 extern const struct bench bench_ipc_kmulti_empty;
 extern const struct bench bench_ipc_kmulti_cookie;
 extern const struct bench bench_ipc_kmulti_cookie_array;
@@ -34,8 +67,17 @@ extern const struct bench bench_ipc_lookup_none;
 extern const struct bench bench_ipc_lookup_ipc;
 extern const struct bench bench_ipc_lookup_hash;
 extern const struct bench bench_ipc_lookup_array;
-extern const struct bench bench_ipc_mem;
-extern const struct bench bench_ipc_populate;
-extern const struct bench bench_ipc_attach;
+
+/* bench_ip_cookie_mem.c: bytes per entry */
+extern const struct bench bench_ipc_mem_ipc;
+extern const struct bench bench_ipc_mem_hash;
+extern const struct bench bench_ipc_mem_hash_nopre;
+
+/* bench_ip_cookie_fill.c: filling the map, attaching with cookies */
+extern const struct bench bench_ipc_populate_ipc;
+extern const struct bench bench_ipc_populate_hash;
+extern const struct bench bench_ipc_populate_hash_nopre;
+extern const struct bench bench_ipc_attach_cookies;
+extern const struct bench bench_ipc_attach_map;
 
 #endif /* __BENCH_IP_COOKIE_H */
