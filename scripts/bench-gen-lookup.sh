@@ -7,7 +7,7 @@
 # ip_cookie_map_lookup_elem() instead), in a tree of its own
 # (build/variant-no-gen-lookup, EXTRA_PATCHES of prepare-tree.sh), then
 # boots the two kernels in turn, running the same subset of the benchmarks
-# in each (SET=gen_lookup), and writes docs/results/gen-lookup.md.
+# in each (the plan gen_lookup of scripts/bench.sh), and writes docs/results/gen-lookup.md.
 #   BOOTS=n        boots of each kernel, alternating (default 2)
 #   ROUNDS=n       rounds per boot (default 2)
 #   NO_BUILD=1     use the bench and the two vmlinux already built
@@ -19,7 +19,7 @@ BUILD=${BUILD:-$ROOT/build}
 RESULTS=${RESULTS:-$ROOT/docs/results}
 BOOTS=${BOOTS:-2}
 ROUNDS=${ROUNDS:-2}
-RUNNER=$ROOT/tools/testing/selftests/bpf/benchs/run_bench_ip_cookie.sh
+GUEST=$ROOT/scripts/bench-guest.sh
 VARIANT=$BUILD/variant-no-gen-lookup
 IMG_GEN=$BUILD/vm/vmlinux-gen-lookup
 IMG_CALL=$BUILD/vm/vmlinux-no-gen-lookup
@@ -42,7 +42,10 @@ for f in "$IMG_GEN" "$IMG_CALL"; do
 	[ -f "$f" ] || { echo "bench-gen-lookup: no $f (run without NO_BUILD)" >&2; exit 1; }
 done
 
-mkdir -p "$RESULTS"
+mkdir -p "$RESULTS" "$BUILD/vm"
+# The runs of one boot (scripts/bench.sh decides them; bench-guest.sh runs them).
+plan=$BUILD/vm/bench-plan-gen-lookup.txt
+QUICK=1 ROUNDS=$ROUNDS "$ROOT/scripts/bench.sh" plan gen_lookup > "$plan"
 raw=$RESULTS/raw-gen-lookup.txt
 : > "$raw"
 for b in $(seq 1 "$BOOTS"); do
@@ -50,10 +53,10 @@ for b in $(seq 1 "$BOOTS"); do
 		img=$IMG_GEN
 		[ $k = call ] && img=$IMG_CALL
 		log=$BUILD/vm/bench-gen-lookup-$k.log
-		VM_EXTRA_FILES=$RUNNER VM_TIMEOUT=${VM_TIMEOUT:-3600} \
+		VM_EXTRA_FILES="$GUEST $plan" VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 			"$ROOT/scripts/vm-run.sh" --kernel base --image "$img" \
 			--log "$log" -- \
-			"SET=gen_lookup ROUNDS=$ROUNDS QUICK=1 sh /bpf/run_bench_ip_cookie.sh" || true
+			"IPC_ENV='quick=1 rounds=$ROUNDS set=gen_lookup' sh /bpf/bench-guest.sh /bpf/$(basename "$plan")" || true
 		echo "ipc-boot: kernel=$k boot=$b" >> "$raw"
 		sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$log.txt" |
 			grep -E '^ipc-' >> "$raw" || true
