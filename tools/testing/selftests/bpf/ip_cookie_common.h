@@ -17,7 +17,7 @@
 #define IPC_PROBE_MISS	(~0ULL)
 
 /* What the programs of one attach type saw. */
-struct res {
+struct ipc_prog_result {
 	__u64 hits[IPC_NR_SLOTS];	/* indexed by cookie - 1 */
 	__u64 missed[IPC_NR_SLOTS];	/* hits whose lookup found nothing */
 	__u64 differ[IPC_NR_SLOTS];	/* hits whose value was not the cookie */
@@ -43,6 +43,15 @@ extern __u64 __ksym __weak bpf_get_uprobe_offset(void);
 #ifdef __bpf__
 /* bpf_map_lookup_elem() of an 8-byte key passed by value. */
 extern void *__ksym __weak bpf_ip_cookie_lookup(void *map, __u64 ip);
+#endif
+
+#ifdef __bpf__
+/* The running kernel's configuration, filled in by libbpf at load
+ * (progs/ip_cookie_kconfig.c): 'y', 'm', or 0 when not set.
+ */
+extern char CONFIG_FAILSLAB __kconfig __weak;
+extern char CONFIG_FAIL_PAGE_ALLOC __kconfig __weak;
+extern char CONFIG_X86_KERNEL_IBT __kconfig __weak;
 #endif
 
 #endif

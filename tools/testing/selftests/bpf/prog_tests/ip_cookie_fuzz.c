@@ -288,10 +288,7 @@ static void record(const struct fmap *m, int kind, int kid, int kptr,
 
 static double now(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
+	return get_time_ns() / 1e9;
 }
 
 static int sys_bpf(int cmd, union bpf_attr *attr)

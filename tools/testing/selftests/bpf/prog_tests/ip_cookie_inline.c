@@ -256,13 +256,6 @@ out:
 		close(fd16);
 }
 
-static const char * const funcs[] = {
-	"bpf_fentry_test1", "bpf_fentry_test2", "bpf_fentry_test3",
-	"bpf_fentry_test4", "bpf_fentry_test5", "bpf_fentry_test6",
-	"bpf_fentry_test7", "bpf_fentry_test8",
-};
-
-#define NR_F	ARRAY_SIZE(funcs)
 #define RUNS	10
 
 /* bpf_ip_cookie_lookup(&m8, bpf_get_func_ip(ctx)) from fentry (on
@@ -275,7 +268,7 @@ static void check_tracing(void)
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
 	struct bpf_link *kmulti = NULL, *fentry = NULL, *session = NULL;
 	struct ip_cookie_inline *skel;
-	__u64 ip[NR_F], v, kaddr[4];
+	__u64 ip[NR_FUNCS], v, kaddr[4];
 	int fd, i, n;
 
 	skel = ip_cookie_inline__open_and_load();
@@ -288,16 +281,16 @@ static void check_tracing(void)
 						   &v, BPF_NOEXIST), "filler"))
 			goto out;
 	}
-	for (i = 0; i < NR_F; i++) {
-		ip[i] = ksym(funcs[i]);
+	for (i = 0; i < NR_FUNCS; i++) {
+		ip[i] = ksym(fentry_funcs[i]);
 		v = 0;
-		if (!ASSERT_NEQ(ip[i], 0, funcs[i]) ||
+		if (!ASSERT_NEQ(ip[i], 0, fentry_funcs[i]) ||
 		    !ASSERT_OK(bpf_map_update_elem(fd, &ip[i], &v, BPF_NOEXIST),
 			       "fill"))
 			goto out;
 	}
-	opts.syms = (const char **)funcs;
-	opts.cnt = NR_F;
+	opts.syms = (const char **)fentry_funcs;
+	opts.cnt = NR_FUNCS;
 	kmulti = bpf_program__attach_kprobe_multi_opts(skel->progs.count_kmulti,
 						       NULL, &opts);
 	opts.session = true;
@@ -315,10 +308,10 @@ static void check_tracing(void)
 						      NULL), "trigger"))
 			goto out;
 	ASSERT_EQ(skel->bss->missed, 0, "missed");
-	for (i = 0; i < NR_F; i++) {
+	for (i = 0; i < NR_FUNCS; i++) {
 		ASSERT_OK(bpf_map_lookup_elem(fd, &ip[i], &v), "lookup");
 		/* kprobe.multi once, kprobe.session twice, fentry on test1 */
-		ASSERT_EQ(v, (i ? 3 : 4) * RUNS, funcs[i]);
+		ASSERT_EQ(v, (i ? 3 : 4) * RUNS, fentry_funcs[i]);
 	}
 	for (i = 0; i < 3; i++) {
 		struct bpf_program *p = i == 0 ? skel->progs.count_fentry :

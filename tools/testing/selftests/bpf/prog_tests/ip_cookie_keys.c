@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include <test_progs.h>
 #include <sys/syscall.h>
-#include "trace_helpers.h"
+#include "ip_cookie_helpers.h"
 #include "ip_cookie_keys.skel.h"
 
 #define RUNS		5
@@ -41,126 +41,44 @@ static const char * const syms[NR_SYMS] = {
 };
 
 /* In reverse order, to see that addrs keep their order too. */
-static const char * const fentry_funcs[NR_FENTRY] = {
+static const char * const reversed_funcs[NR_FENTRY] = {
 	"bpf_fentry_test8", "bpf_fentry_test7", "bpf_fentry_test6",
 	"bpf_fentry_test5", "bpf_fentry_test4", "bpf_fentry_test3",
 	"bpf_fentry_test2", "bpf_fentry_test1",
 };
 
-/* Text symbols of /proc/kallsyms, sorted by address: the oracle. */
-struct sym {
-	__u64 addr;
-	char *name;
-};
-
-struct syms {
-	struct sym *s;
-	size_t cnt;
-};
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void syms_free(struct syms *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->cnt; i++)
-		free(t->s[i].name);
-	free(t->s);
-	t->s = NULL;
-	t->cnt = 0;
-}
-
-/* Function symbols only, and not the __pfx_/__cfi_ padding symbols in front
- * of the functions: a key 16 bytes early must not pass.
+/* Function symbols of /proc/kallsyms sorted by address, the oracle: not
+ * the __pfx_/__cfi_ padding symbols in front of the functions, since a key
+ * 16 bytes early must not pass.  NULL on failure or if there are none.
  */
-static int syms_load(struct syms *t)
+static struct ksyms *text_syms(void)
 {
-	unsigned long long addr;
-	char line[512], name[256], type;
-	size_t cap = 0;
-	struct sym *s;
-	FILE *f;
+	struct ipc_ksym_filter f = { .no_padding = true };
+	struct ksyms *t = ipc_load_ksyms(&f);
 
-	memset(t, 0, sizeof(*t));
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!addr || !strchr("tTwW", type) ||
-		    !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
-			continue;
-		if (t->cnt == cap) {
-			cap = cap ? cap * 2 : 65536;
-			s = realloc(t->s, cap * sizeof(*s));
-			if (!s)
-				goto nomem;
-			t->s = s;
-		}
-		t->s[t->cnt].addr = addr;
-		t->s[t->cnt].name = strdup(name);
-		if (!t->s[t->cnt].name)
-			goto nomem;
-		t->cnt++;
+	if (t && !t->sym_cnt) {
+		free_kallsyms_local(t);
+		return NULL;
 	}
-	fclose(f);
-	qsort(t->s, t->cnt, sizeof(*t->s), sym_cmp);
-	return t->cnt ? 0 : -ENOENT;
-nomem:
-	fclose(f);
-	syms_free(t);
-	return -ENOMEM;
-}
-
-/* Index of the first symbol at @addr, or -1. */
-static long sym_at(const struct syms *t, __u64 addr)
-{
-	size_t lo = 0, hi = t->cnt, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->s[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->cnt && t->s[lo].addr == addr ? (long)lo : -1;
+	return t;
 }
 
 /* Whether a symbol @name starts at @addr (NULL: any symbol). */
-static bool sym_is(const struct syms *t, __u64 addr, const char *name)
+static bool sym_is(const struct ksyms *t, __u64 addr, const char *name)
 {
-	long i = sym_at(t, addr);
+	long i = ksyms_first_at(t, addr);
 
-	for (; i >= 0 && (size_t)i < t->cnt && t->s[i].addr == addr; i++)
-		if (!name || !strcmp(t->s[i].name, name))
+	for (; i >= 0 && (size_t)i < t->sym_cnt && t->syms[i].addr == addr; i++)
+		if (!name || !strcmp(t->syms[i].name, name))
 			return true;
 	return false;
 }
 
-/* Address of the (first) symbol @name, or 0. */
-static __u64 sym_addr(const struct syms *t, const char *name)
+static const char *sym_name(const struct ksyms *t, __u64 addr)
 {
-	size_t i;
+	long i = ksyms_first_at(t, addr);
 
-	for (i = 0; i < t->cnt; i++)
-		if (!strcmp(t->s[i].name, name))
-			return t->s[i].addr;
-	return 0;
-}
-
-static const char *sym_name(const struct syms *t, __u64 addr)
-{
-	long i = sym_at(t, addr);
-
-	return i < 0 ? "(no symbol)" : t->s[i].name;
+	return i < 0 ? "(no symbol)" : t->syms[i].name;
 }
 
 /* available_filter_functions_addrs: "addr name [module]" per ftrace site */
@@ -214,17 +132,6 @@ static int ftrace_count(const char *name)
 			n++;
 	fclose(f);
 	return n;
-}
-
-static __u32 link_id(struct bpf_link *link)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-
-	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len),
-		       "link_info"))
-		return 0;
-	return info.id;
 }
 
 /* All keys of @link, 8 bytes each: an array to free, NULL on failure. */
@@ -283,18 +190,8 @@ static struct ip_cookie_keys *open_skel(void)
 	return skel;
 }
 
-/* bpf_fentry_test1..9, @n times */
-static void trigger(struct ip_cookie_keys *skel, int n)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
-	int fd = bpf_program__fd(skel->progs.trigger);
-
-	while (n--)
-		ASSERT_OK(bpf_prog_test_run_opts(fd, &topts), "test_run");
-}
-
 /* No misses and no wrong values; @hits (if not -1) exactly. */
-static void check_counts(struct ip_cookie_keys *skel, const struct syms *t,
+static void check_counts(struct ip_cookie_keys *skel, const struct ksyms *t,
 			 long long hits)
 {
 	if (!ASSERT_EQ(skel->bss->missed, 0, "missed"))
@@ -344,7 +241,7 @@ static void test_kprobe_multi_glob(void)
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
 	struct ip_cookie_keys *skel;
 	struct bpf_link *link = NULL;
-	struct syms t = {};
+	struct ksyms *t = NULL;
 	__u64 *keys = NULL, *sorted = NULL;
 	size_t n = 0, i, bad = 0;
 	int k;
@@ -362,14 +259,15 @@ static void test_kprobe_multi_glob(void)
 	printf("%s: %zu functions match '%s'\n", __func__, n, GLOB);
 	ASSERT_GE(n, GLOB_MIN, "nr_functions");
 
-	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+	t = text_syms();
+	if (!ASSERT_OK_PTR(t, "kallsyms"))
 		goto out;
 	for (i = 0; i < n; i++) {
-		if (!sym_is(&t, keys[i], NULL)) {
+		if (!sym_is(t, keys[i], NULL)) {
 			if (bad++ < 5)
 				printf("%s: key %zu 0x%llx is not a symbol (%s)\n",
 				       __func__, i, keys[i],
-				       sym_name(&t, keys[i]));
+				       sym_name(t, keys[i]));
 		}
 	}
 	ASSERT_EQ(bad, 0, "keys_not_symbols");
@@ -393,11 +291,11 @@ static void test_kprobe_multi_glob(void)
 		syscall(SYS_sched_yield);
 	}
 	skel->bss->armed = 0;
-	check_counts(skel, &t, -1);
+	check_counts(skel, t, -1);
 out:
 	free(sorted);
 	free(keys);
-	syms_free(&t);
+	free_kallsyms_local(t);
 	bpf_link__destroy(link);
 	ip_cookie_keys__destroy(skel);
 }
@@ -413,16 +311,17 @@ static void test_kprobe_multi_syms_order(void)
 	struct bpf_link *link = NULL, *clink = NULL, *plink = NULL;
 	struct ip_cookie_keys *skel;
 	bool name_sorted = true;
-	struct syms t = {};
+	struct ksyms *t = NULL;
 	size_t idx[NR_SYMS];
 	size_t n, i;
 	__u32 id;
 	int err;
 
-	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+	t = text_syms();
+	if (!ASSERT_OK_PTR(t, "kallsyms"))
 		return;
 	for (i = 0; i < NR_SYMS; i++) {
-		want[i] = sym_addr(&t, syms[i]);
+		want[i] = ksym_get_addr_local(t, syms[i]);
 		if (!ASSERT_NEQ(want[i], 0, syms[i]))
 			goto out_syms;
 		if (i && strcmp(syms[i - 1], syms[i]) > 0)
@@ -448,7 +347,7 @@ static void test_kprobe_multi_syms_order(void)
 	for (i = 0; i < NR_SYMS; i++)
 		if (!ASSERT_EQ(keys[i], want[i], "key_in_syms_order"))
 			printf("%s: key %zu is %s, want %s\n", __func__, i,
-			       sym_name(&t, keys[i]), syms[i]);
+			       sym_name(t, keys[i]), syms[i]);
 
 	id = link_id(link);
 	memset(wide, 0xa5, sizeof(wide));
@@ -478,7 +377,7 @@ static void test_kprobe_multi_syms_order(void)
 	for (i = 0; i < NR_SYMS; i++)
 		if (!ASSERT_EQ(keys[i], want[idx[i]], "pinned_key_by_name"))
 			printf("%s: pinned key %zu is %s, want %s\n", __func__, i,
-			       sym_name(&t, keys[i]), syms[idx[i]]);
+			       sym_name(t, keys[i]), syms[idx[i]]);
 
 	/* With cookies the kernel sorts the functions by address. */
 	for (i = 0; i < NR_SYMS; i++)
@@ -501,7 +400,7 @@ out:
 	bpf_link__destroy(link);
 	ip_cookie_keys__destroy(skel);
 out_syms:
-	syms_free(&t);
+	free_kallsyms_local(t);
 }
 
 /* Attached by the addresses of available_filter_functions_addrs, which are
@@ -515,15 +414,16 @@ static void test_kprobe_multi_ftrace_addrs(void)
 	struct ip_cookie_keys *skel = NULL;
 	struct bpf_link *link = NULL;
 	__u64 keys[NR_FENTRY], want;
-	struct syms t = {};
+	struct ksyms *t = NULL;
 	int i, shifted = 0;
 	size_t n;
 	int err;
 
-	if (!ASSERT_OK(ftrace_addrs(fentry_funcs, NR_FENTRY, addrs),
+	if (!ASSERT_OK(ftrace_addrs(reversed_funcs, NR_FENTRY, addrs),
 		       "ftrace_addrs"))
 		return;
-	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+	t = text_syms();
+	if (!ASSERT_OK_PTR(t, "kallsyms"))
 		return;
 	skel = open_skel();
 	if (!skel)
@@ -539,11 +439,11 @@ static void test_kprobe_multi_ftrace_addrs(void)
 	if (!ASSERT_OK(err, "ip_cookie_keys") || !ASSERT_EQ(n, NR_FENTRY, "cnt"))
 		goto out;
 	for (i = 0; i < NR_FENTRY; i++) {
-		want = sym_addr(&t, fentry_funcs[i]);
+		want = ksym_get_addr_local(t, reversed_funcs[i]);
 		shifted += addrs[i] != want;
 		if (!ASSERT_EQ(keys[i], want, "key_is_symbol"))
 			printf("%s: %s: ftrace 0x%lx key 0x%llx symbol 0x%llx\n",
-			       __func__, fentry_funcs[i], addrs[i], keys[i],
+			       __func__, reversed_funcs[i], addrs[i], keys[i],
 			       want);
 	}
 	printf("%s: %d of %d ftrace addresses are not the symbol's\n",
@@ -552,13 +452,13 @@ static void test_kprobe_multi_ftrace_addrs(void)
 	if (!fill_ip_map(skel, keys, n))
 		goto out;
 	skel->bss->armed = 1;
-	trigger(skel, RUNS);
+	prog_run_ns(bpf_program__fd(skel->progs.trigger), RUNS);
 	skel->bss->armed = 0;
-	check_counts(skel, &t, NR_FENTRY * RUNS);
+	check_counts(skel, t, NR_FENTRY * RUNS);
 out:
 	bpf_link__destroy(link);
 	ip_cookie_keys__destroy(skel);
-	syms_free(&t);
+	free_kallsyms_local(t);
 }
 
 #define NR_LI	(NR_SYMS + NR_FENTRY)
@@ -604,7 +504,7 @@ static int kmulti_create(struct ip_cookie_keys *skel, const char * const *syms,
 
 /* Link info of @fd must be @want, in that order (@n functions). */
 static void check_kmulti_info(int fd, const struct kmulti_fn *want, __u32 n,
-			      const struct syms *t, const char *what)
+			      const struct ksyms *t, const char *what)
 {
 	struct bpf_link_info info;
 	struct kmulti_info li;
@@ -653,13 +553,14 @@ static void test_kprobe_multi_link_info(void)
 	__u64 cookies[NR_LI], abuf[2], buf[2];
 	size_t idx[NR_SYMS];
 	__u32 len, i, n;
-	struct syms t = {};
+	struct ksyms *t = NULL;
 	int fd, shifted = 0;
 
-	if (!ASSERT_OK(ftrace_addrs(fentry_funcs, NR_FENTRY, ftrace),
+	if (!ASSERT_OK(ftrace_addrs(reversed_funcs, NR_FENTRY, ftrace),
 		       "ftrace_addrs"))
 		return;
-	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+	t = text_syms();
+	if (!ASSERT_OK_PTR(t, "kallsyms"))
 		return;
 	skel = open_skel();
 	if (!skel)
@@ -667,7 +568,7 @@ static void test_kprobe_multi_link_info(void)
 
 	/* By symbols, in an order that is not by name. */
 	for (i = 0; i < NR_SYMS; i++) {
-		given[i].addr = sym_addr(&t, syms[i]);
+		given[i].addr = ksym_get_addr_local(t, syms[i]);
 		given[i].ip = given[i].addr;
 		given[i].cookie = 0;
 		cookies[i] = 1000 + i;
@@ -679,7 +580,7 @@ static void test_kprobe_multi_link_info(void)
 		want[i] = given[idx[i]];
 	fd = kmulti_create(skel, syms, NULL, NULL, NR_SYMS);
 	if (ASSERT_GE(fd, 0, "attach_syms")) {
-		check_kmulti_info(fd, want, NR_SYMS, &t, "syms");
+		check_kmulti_info(fd, want, NR_SYMS, t, "syms");
 
 		/* func_ips, like cookies, needs room in count */
 		memset(&info, 0, sizeof(info));
@@ -709,7 +610,7 @@ static void test_kprobe_multi_link_info(void)
 	qsort(want, NR_SYMS, sizeof(want[0]), kmulti_fn_cmp);
 	fd = kmulti_create(skel, syms, NULL, cookies, NR_SYMS);
 	if (ASSERT_GE(fd, 0, "attach_syms_cookies")) {
-		check_kmulti_info(fd, want, NR_SYMS, &t, "syms_cookies");
+		check_kmulti_info(fd, want, NR_SYMS, t, "syms_cookies");
 		close(fd);
 	}
 
@@ -717,7 +618,7 @@ static void test_kprobe_multi_link_info(void)
 	for (i = 0; i < NR_FENTRY; i++) {
 		addrs[i] = ftrace[i];
 		given[i].addr = ftrace[i];
-		given[i].ip = sym_addr(&t, fentry_funcs[i]);
+		given[i].ip = ksym_get_addr_local(t, reversed_funcs[i]);
 		given[i].cookie = 0;
 		shifted += given[i].addr != given[i].ip;
 	}
@@ -725,7 +626,7 @@ static void test_kprobe_multi_link_info(void)
 	       __func__, shifted, NR_FENTRY);
 	fd = kmulti_create(skel, NULL, addrs, NULL, NR_FENTRY);
 	if (ASSERT_GE(fd, 0, "attach_addrs")) {
-		check_kmulti_info(fd, given, NR_FENTRY, &t, "addrs");
+		check_kmulti_info(fd, given, NR_FENTRY, t, "addrs");
 		close(fd);
 	}
 
@@ -749,12 +650,12 @@ static void test_kprobe_multi_link_info(void)
 	qsort(want, n, sizeof(want[0]), kmulti_fn_cmp);
 	fd = kmulti_create(skel, NULL, addrs, cookies, n);
 	if (ASSERT_GE(fd, 0, "attach_addrs_cookies")) {
-		check_kmulti_info(fd, want, n, &t, "addrs_cookies");
+		check_kmulti_info(fd, want, n, t, "addrs_cookies");
 		close(fd);
 	}
 out:
 	ip_cookie_keys__destroy(skel);
-	syms_free(&t);
+	free_kallsyms_local(t);
 }
 
 /* fentry and fexit on one function: one {ip, link_id} key per link, the
@@ -816,7 +717,7 @@ static void test_fentry(void)
 	if (!ASSERT_OK(err, "update_batch") || !ASSERT_EQ(cnt, 2, "updated"))
 		goto out;
 	skel->bss->armed = 1;
-	trigger(skel, RUNS);
+	prog_run_ns(bpf_program__fd(skel->progs.trigger), RUNS);
 	skel->bss->armed = 0;
 	ASSERT_EQ(skel->bss->missed, 0, "missed");
 	ASSERT_EQ(skel->bss->link_hits[1], RUNS, "fentry_hits");
@@ -865,7 +766,7 @@ static void test_dup_static(void)
 	struct ip_cookie_keys *skel = NULL;
 	struct bpf_link *link = NULL;
 	int nr, first = -1, i;
-	struct syms t = {};
+	struct ksyms *t = NULL;
 	__u32 cnt = 2;
 	size_t n = 0;
 
@@ -878,7 +779,8 @@ static void test_dup_static(void)
 		return;
 	}
 	ASSERT_EQ(nr, 2, "nr_traceable");
-	if (!ASSERT_OK(syms_load(&t), "kallsyms"))
+	t = text_syms();
+	if (!ASSERT_OK_PTR(t, "kallsyms"))
 		return;
 	skel = open_skel();
 	if (!skel)
@@ -892,9 +794,9 @@ static void test_dup_static(void)
 		goto out;
 	ASSERT_NEQ(keys[0], keys[1], "distinct_keys");
 	for (i = 0; i < 2; i++)
-		if (!ASSERT_TRUE(sym_is(&t, keys[i], DUP_NAME), "key_is_dup_sym"))
+		if (!ASSERT_TRUE(sym_is(t, keys[i], DUP_NAME), "key_is_dup_sym"))
 			printf("%s: key 0x%llx is %s\n", __func__, keys[i],
-			       sym_name(&t, keys[i]));
+			       sym_name(t, keys[i]));
 
 	start[0] = 1000000;
 	start[1] = 2000000;
@@ -931,20 +833,7 @@ out:
 	free(keys);
 	bpf_link__destroy(link);
 	ip_cookie_keys__destroy(skel);
-	syms_free(&t);
-}
-
-static int read_sysctl(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, size, f))
-		err = -EIO;
-	fclose(f);
-	return err;
+	free_kallsyms_local(t);
 }
 
 #define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
@@ -959,7 +848,6 @@ static void test_errors(void)
 	struct bpf_ip_cookie_key wide[3];
 	struct ip_cookie_keys *skel;
 	__u64 keys[5], first;
-	char saved[16] = "";
 	size_t n;
 	int err, i;
 
@@ -1037,20 +925,6 @@ static void test_errors(void)
 	bpf_link__destroy(other);
 	other = NULL;
 
-	/* Kernel addresses hidden from everyone: -EPERM, not zeros. */
-	if (!ASSERT_OK(read_sysctl(KPTR_RESTRICT, saved, sizeof(saved)),
-		       "kptr_restrict_read") ||
-	    !ASSERT_OK(write_sysctl(KPTR_RESTRICT, "2"), "kptr_restrict"))
-		goto out;
-	n = 3;
-	errno = 0;
-	err = bpf_link__ip_cookie_keys(link, keys, 8, &n);
-	ASSERT_EQ(errno, EPERM, "hidden_kmulti_errno");
-	ASSERT_EQ(err, -EPERM, "hidden_kmulti");
-	n = 1;
-	err = bpf_link__ip_cookie_keys(fentry, keys, 8, &n);
-	ASSERT_EQ(err, -EPERM, "hidden_fentry");
-	ASSERT_OK(write_sysctl(KPTR_RESTRICT, saved), "kptr_restrict_restore");
 out:
 	bpf_link__destroy(fentry);
 	bpf_link__destroy(link);
@@ -1073,4 +947,49 @@ void test_ip_cookie_keys(void)
 		test_dup_static();
 	if (test__start_subtest("errors"))
 		test_errors();
+}
+
+/* Kernel addresses hidden from everyone (kernel.kptr_restrict = 2, a
+ * global setting: serial): -EPERM, not zeros.
+ */
+void serial_test_ip_cookie_keys_hidden(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	const char *names[3] = { "bpf_fentry_test3", "bpf_fentry_test1",
+				 "bpf_fentry_test2" };
+	struct bpf_link *link = NULL, *fentry = NULL;
+	struct ip_cookie_keys *skel;
+	char saved[16] = "";
+	__u64 keys[3];
+	size_t n;
+	int err;
+
+	skel = open_skel();
+	if (!skel)
+		return;
+	opts.syms = names;
+	opts.cnt = 3;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.check_ip,
+						     NULL, &opts);
+	fentry = bpf_program__attach(skel->progs.fentry_link);
+	if (!ASSERT_OK_PTR(link, "attach_kmulti") ||
+	    !ASSERT_OK_PTR(fentry, "attach_fentry"))
+		goto out;
+	if (!ASSERT_OK(read_sysctl(KPTR_RESTRICT, saved, sizeof(saved)),
+		       "kptr_restrict_read") ||
+	    !ASSERT_OK(write_sysctl(KPTR_RESTRICT, "2"), "kptr_restrict"))
+		goto out;
+	n = 3;
+	errno = 0;
+	err = bpf_link__ip_cookie_keys(link, keys, 8, &n);
+	ASSERT_EQ(errno, EPERM, "hidden_kmulti_errno");
+	ASSERT_EQ(err, -EPERM, "hidden_kmulti");
+	n = 1;
+	err = bpf_link__ip_cookie_keys(fentry, keys, 8, &n);
+	ASSERT_EQ(err, -EPERM, "hidden_fentry");
+	ASSERT_OK(write_sysctl(KPTR_RESTRICT, saved), "kptr_restrict_restore");
+out:
+	bpf_link__destroy(fentry);
+	bpf_link__destroy(link);
+	ip_cookie_keys__destroy(skel);
 }

@@ -8,31 +8,12 @@
 #include <pthread.h>
 #include <linux/perf_event.h>
 #include <bpf/btf.h>
-#include "trace_helpers.h"
 #include "ip_cookie_helpers.h"
 #include "ip_cookie_uffd.h"
 #include "ip_cookie_link.skel.h"
 #include "ip_cookie_link_fail.skel.h"
 
-#define NR_FUNCS	8
 #define RUNS		5
-
-static const char * const funcs[NR_FUNCS] = {
-	"bpf_fentry_test1", "bpf_fentry_test2", "bpf_fentry_test3",
-	"bpf_fentry_test4", "bpf_fentry_test5", "bpf_fentry_test6",
-	"bpf_fentry_test7", "bpf_fentry_test8",
-};
-
-static __u32 link_id(struct bpf_link *link)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-
-	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len),
-		       "link_info"))
-		return 0;
-	return info.id;
-}
 
 /* Entry {ip, link} -> value; the program counts hits[value]. */
 static void add_entry(int fd, __u64 ip, __u32 link, __u64 value)
@@ -42,13 +23,10 @@ static void add_entry(int fd, __u64 ip, __u32 link, __u64 value)
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &value, BPF_NOEXIST), "add");
 }
 
+/* bpf_fentry_test1..8, @n times */
 static void trigger(struct ip_cookie_link *skel, int n)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, topts);
-	int fd = bpf_program__fd(skel->progs.link_trigger);
-
-	while (n--)
-		ASSERT_OK(bpf_prog_test_run_opts(fd, &topts), "test_run");
+	prog_run_ns(bpf_program__fd(skel->progs.link_trigger), n);
 }
 
 /* hits[] must be exactly @want[] */
@@ -64,7 +42,7 @@ static void check_hits(struct ip_cookie_link *skel, const __u64 *want,
 }
 
 /* The skeleton, loaded, counting hits of this process; @ips gets the
- * addresses of funcs[].
+ * addresses of fentry_funcs[].
  */
 static struct ip_cookie_link *open_skel(__u64 *ips)
 {
@@ -76,9 +54,9 @@ static struct ip_cookie_link *open_skel(__u64 *ips)
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return NULL;
-	skel->bss->pid = getpid();
+	skel->bss->test_pid = getpid();
 	for (i = 0; i < NR_FUNCS; i++)
-		ips[i] = ksym_get_addr(funcs[i]);
+		ips[i] = ksym_get_addr(fentry_funcs[i]);
 	return skel;
 }
 
@@ -98,11 +76,11 @@ static void test_kprobe_multi(void)
 		return;
 	fd = bpf_map__fd(skel->maps.link_map);
 
-	opts.syms = (const char **)funcs;
+	opts.syms = (const char **)fentry_funcs;
 	opts.cnt = 6;
 	a = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kmulti,
 						  NULL, &opts);
-	opts.syms = (const char **)funcs + 2;
+	opts.syms = (const char **)fentry_funcs + 2;
 	b = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kmulti,
 						  NULL, &opts);
 	if (!ASSERT_OK_PTR(a, "attach_a") || !ASSERT_OK_PTR(b, "attach_b"))
@@ -158,12 +136,12 @@ static void test_kretprobe_multi(void)
 		return;
 	fd = bpf_map__fd(skel->maps.link_map);
 
-	opts.syms = (const char **)funcs;
+	opts.syms = (const char **)fentry_funcs;
 	opts.cnt = 4;
 	opts.retprobe = true;
 	a = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kretmulti,
 						  NULL, &opts);
-	opts.syms = (const char **)funcs + 2;
+	opts.syms = (const char **)fentry_funcs + 2;
 	opts.retprobe = false;
 	opts.session = true;
 	b = bpf_program__attach_kprobe_multi_opts(skel->progs.link_session,
@@ -205,7 +183,7 @@ static void test_trampoline(void)
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
-	skel->bss->pid = getpid();
+	skel->bss->test_pid = getpid();
 	fd = bpf_map__fd(skel->maps.link_map);
 	ip1 = ksym_get_addr("bpf_fentry_test1");
 	ip2 = ksym_get_addr("bpf_fentry_test2");
@@ -275,7 +253,7 @@ static void test_uprobe_multi(void)
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
-	skel->bss->pid = getpid();
+	skel->bss->test_pid = getpid();
 	fd = bpf_map__fd(skel->maps.link_map);
 	ips[0] = (__u64)(unsigned long)&ipc_link_utarget1;
 	ips[1] = (__u64)(unsigned long)&ipc_link_utarget2;
@@ -592,16 +570,16 @@ static void test_link_id_reuse(void)
 	skel = ip_cookie_link__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
-	skel->bss->pid = getpid();
+	skel->bss->test_pid = getpid();
 	fd = bpf_map__fd(skel->maps.link_map);
-	opts.syms = (const char **)funcs;
+	opts.syms = (const char **)fentry_funcs;
 	opts.cnt = 1;
 	a = bpf_program__attach_kprobe_multi_opts(skel->progs.link_kmulti,
 						  NULL, &opts);
 	if (!ASSERT_OK_PTR(a, "attach_a"))
 		goto out;
 	ida = link_id(a);
-	add_entry(fd, ksym_get_addr(funcs[0]), ida, 1);
+	add_entry(fd, ksym_get_addr(fentry_funcs[0]), ida, 1);
 	trigger(skel, 1);
 	want[1] = 1;
 	check_hits(skel, want, "link_a");
@@ -618,7 +596,7 @@ static void test_link_id_reuse(void)
 	ASSERT_EQ(skel->bss->hits[1], 1, "stale_entry_not_counted");
 
 	/* The documented clean-up: delete the destroyed link's entries. */
-	key.ip = ksym_get_addr(funcs[0]);
+	key.ip = ksym_get_addr(fentry_funcs[0]);
 	key.link_id = ida;
 	ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete_stale");
 	ASSERT_EQ(bpf_map_get_next_key(fd, NULL, &key), -ENOENT, "map_empty");
@@ -627,16 +605,22 @@ out:
 	ip_cookie_link__destroy(skel);
 }
 
+static bool in_module_area(const struct ksym *ks, void *ctx)
+{
+	return !!ks->module;	/* modules and BPF ("[bpf]") */
+}
+
 /* Address of the trampoline of kernel function @func (its kallsyms name
  * is bpf_trampoline_<key>, the low 31 bits of the key its BTF ID), or 0;
  * *@len: bytes to the next symbol.
  */
 static __u64 trampoline_addr(const char *func, __u64 *len)
 {
-	unsigned long long addr, key, found = 0, next = ~0ULL;
-	char line[256], name[128];
+	unsigned long long key;
+	struct ksyms *t = NULL;
+	__u64 found = 0;
 	struct btf *btf;
-	FILE *f;
+	size_t i, j;
 	int id;
 
 	btf = btf__load_vmlinux_btf();
@@ -644,23 +628,20 @@ static __u64 trampoline_addr(const char *func, __u64 *len)
 		return 0;
 	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
 	btf__free(btf);
-	f = fopen("/proc/kallsyms", "r");
-	if (!ASSERT_OK_PTR(f, "kallsyms") || !ASSERT_GT(id, 0, "btf_id"))
+	t = load_kallsyms_filtered_local(in_module_area, NULL);
+	if (!ASSERT_OK_PTR(t, "kallsyms") || !ASSERT_GT(id, 0, "btf_id"))
 		goto out;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %*c %127s", &addr, name) == 2 &&
-		    sscanf(name, "bpf_trampoline_%llu", &key) == 1 &&
-		    (key & 0x7fffffff) == id)
-			found = addr;
-	rewind(f);
-	while (found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %*c %127s", &addr, name) == 2 &&
-		    addr > found && addr < next)
-			next = addr;
-	*len = next - found;
+	for (i = 0; i < t->sym_cnt; i++) {
+		if (sscanf(t->syms[i].name, "bpf_trampoline_%llu", &key) != 1 ||
+		    (key & 0x7fffffff) != id)
+			continue;
+		found = t->syms[i].addr;
+		for (j = i + 1; j < t->sym_cnt && t->syms[j].addr == found; j++)
+			;
+		*len = j < t->sym_cnt ? t->syms[j].addr - found : ~0ULL;
+	}
 out:
-	if (f)
-		fclose(f);
+	free_kallsyms_local(t);
 	return found;
 }
 

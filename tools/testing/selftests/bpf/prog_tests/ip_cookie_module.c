@@ -9,7 +9,7 @@
  */
 #include <test_progs.h>
 #include <pthread.h>
-#include "testing_helpers.h"
+#include "ip_cookie_helpers.h"
 #include "ip_cookie_module.skel.h"
 
 #define MOD_X		"bpf_test_modorder_x"
@@ -29,43 +29,19 @@ struct mod_keys {
 static int read_syms(const char *mod, const char *types,
 		     struct mod_keys *out, int max)
 {
-	char line[512], name[256], tail[256], type;
-	unsigned long long addr;
-	FILE *f;
-	int i, n;
+	struct ipc_ksym_filter f = { .types = types, .module = mod };
+	int n = kallsyms_addrs(&f, out->ips, max);
 
-	out->cnt = 0;
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return -errno;
-	while (out->cnt < max && fgets(line, sizeof(line), f)) {
-		tail[0] = 0;
-		n = sscanf(line, "%llx %c %255s %255s", &addr, &type, name, tail);
-		if (n < 3 || !strchr(types, type) || !addr)
-			continue;
-		if (*mod) {
-			if (n < 4 || tail[0] != '[' || strncmp(tail + 1, mod, strlen(mod)) ||
-			    tail[1 + strlen(mod)] != ']')
-				continue;
-		} else if (n == 4) {
-			continue;
-		}
-		for (i = 0; i < out->cnt; i++)
-			if (out->ips[i] == addr)
-				break;
-		if (i == out->cnt)
-			out->ips[out->cnt++] = addr;
-	}
-	fclose(f);
-	return 0;
+	out->cnt = n < 0 ? 0 : n < max ? n : max;
+	return n < 0 ? n : 0;
 }
 
-/* Value of a key: derived from it, so a lookup can check it. */
 static int read_text_syms(const char *mod, struct mod_keys *out, int max)
 {
 	return read_syms(mod, "tT", out, max);
 }
 
+/* Value of a key: derived from it, so a lookup can check it. */
 static __u64 val_of(__u64 ip)
 {
 	return ip ^ 0x5a5a5a5a5a5a5a5aULL;
@@ -127,23 +103,6 @@ static int count_walk(int fd)
 			break;
 	}
 	return n;
-}
-
-static long long map_memlock(int fd)
-{
-	char path[64], line[128];
-	long long val = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock:\t%lld", &val) == 1)
-			break;
-	fclose(f);
-	return val;
 }
 
 static struct mod_keys testmod, modx, kern, user, testmod_data;
@@ -290,37 +249,6 @@ out_x:
 		load_bpf_testmod(false);
 }
 
-#define FAILSLAB	"/sys/kernel/debug/failslab/"
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == strlen(val) ? 0 : -EIO;
-}
-
-/* Make every slab allocation of this task fail (through @mfd, its
- * make-it-fail file, opened beforehand), or stop.
- */
-static int fail_slab(int mfd, bool on)
-{
-	if (!on)
-		return pwrite(mfd, "0", 1, 0) == 1 ? 0 : -errno;
-	if (write_str(FAILSLAB "ignore-gfp-wait", "N") ||
-	    write_str(FAILSLAB "task-filter", "Y") ||
-	    write_str(FAILSLAB "verbose", "0") ||
-	    write_str(FAILSLAB "probability", "100") ||
-	    write_str(FAILSLAB "interval", "1") ||
-	    write_str(FAILSLAB "times", "-1") ||
-	    write_str(FAILSLAB "space", "0"))
-		return -EIO;
-	return pwrite(mfd, "1", 1, 0) == 1 ? 0 : -errno;
-}
-
 struct update_loop {
 	int prog_fd;
 	int stop;
@@ -407,7 +335,7 @@ void serial_test_ip_cookie_module_nomem(void)
 
 	mfd = open("/proc/self/make-it-fail", O_WRONLY);
 	if (!ASSERT_OK_FD(mfd, "make-it-fail") ||
-	    !ASSERT_OK(fail_slab(mfd, true), "fail_slab"))
+	    !ASSERT_OK(fault_inject(mfd, FAILSLAB, 0), "fail_slab"))
 		goto out;
 	for (i = 0; i < 1000; i++) {
 		err = syscall(__NR_delete_module, "bpf_testmod", 0);
@@ -417,7 +345,7 @@ void serial_test_ip_cookie_module_nomem(void)
 	}
 	if (err)
 		err = -errno;
-	fail_slab(mfd, false);
+	fault_inject(mfd, FAILSLAB, -1);
 	if (!ASSERT_OK(err, "unload"))
 		goto out;
 	gone = true;

@@ -48,7 +48,7 @@ struct stress {
 	struct ip_cookie_stress *skel;
 	int fd;
 	int cpu_reader, cpu_writer;
-	struct timespec deadline, last_chance;
+	__u64 deadline, last_chance;	/* get_time_ns() */
 	bool reader_started;	/* accessed with __atomic builtins */
 	bool stop;		/* accessed with __atomic builtins */
 	int reader_err;
@@ -82,23 +82,6 @@ static unsigned int stress_secs(void)
 	return secs;
 }
 
-static bool past(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > t->tv_sec ||
-	       (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
-}
-
-static double secs_since(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
 static int pin_to(int cpu)
 {
 	cpu_set_t set;
@@ -130,9 +113,9 @@ static int time_up(struct stress *s)
 {
 	__u64 *seen = &s->skel->bss->tbl_changes;
 
-	if (!past(&s->deadline))
+	if (get_time_ns() < s->deadline)
 		return 0;
-	if (!__atomic_load_n(seen, __ATOMIC_RELAXED) && !past(&s->last_chance))
+	if (!__atomic_load_n(seen, __ATOMIC_RELAXED) && get_time_ns() < s->last_chance)
 		return 0;
 	return TIME_UP;
 }
@@ -408,8 +391,7 @@ void test_ip_cookie_stress(void)
 	unsigned int secs = stress_secs();
 	struct stress s = {};
 	struct bpf_link *link = NULL;
-	struct timespec start;
-	__u64 increments;
+	__u64 start, increments;
 	double took;
 
 	if (two_cpus(&s.cpu_reader, &s.cpu_writer)) {
@@ -457,15 +439,13 @@ void test_ip_cookie_stress(void)
 		usleep(1000);
 	if (!ASSERT_OK(s.reader_err, "reader_start"))
 		goto out;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	s.deadline = start;
-	s.deadline.tv_sec += secs;
-	s.last_chance = start;
-	s.last_chance.tv_sec += 3 * secs;
+	start = get_time_ns();
+	s.deadline = start + secs * 1000000000ULL;
+	s.last_chance = start + 3 * secs * 1000000000ULL;
 	if (!ASSERT_OK(pthread_create(&wr_thread, NULL, writer, &s), "writer"))
 		goto out;
 	pthread_join(wr_thread, NULL);
-	took = secs_since(&start);
+	took = (get_time_ns() - start) / 1e9;
 	__atomic_store_n(&s.stop, true, __ATOMIC_RELAXED);
 	pthread_join(rd_thread, NULL);
 	rd_started = false;

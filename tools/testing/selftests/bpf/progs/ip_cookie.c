@@ -53,22 +53,25 @@ struct {
 
 __u64 inner_sum[IPC_NR_INNER], inner_missed[IPC_NR_INNER];
 
-int pid;
+int test_pid;
 /* Results per attach type; named apart from the section names. */
-struct res res_kprobe, res_kretprobe, res_kmulti, res_kretmulti;
-struct res res_sess_entry, res_sess_return, res_fentry, res_fexit;
-struct res res_fmod_ret, res_uprobe, res_uprobe_multi, res_uprobe_sleep;
-struct res res_tp, res_raw_tp, res_perf;
-struct res res_uretprobe, res_uretprobe_multi, res_tp_btf, res_fentry_s;
-struct res res_koff;
+struct ipc_prog_result result_kprobe, result_kretprobe, result_koff;
+struct ipc_prog_result result_kmulti, result_kretmulti;
+struct ipc_prog_result result_sess_entry, result_sess_return;
+struct ipc_prog_result result_fentry, result_fexit, result_fmod_ret;
+struct ipc_prog_result result_fentry_s;
+struct ipc_prog_result result_uprobe, result_uprobe_multi, result_uprobe_sleep;
+struct ipc_prog_result result_uretprobe, result_uretprobe_multi;
+struct ipc_prog_result result_tp, result_raw_tp, result_tp_btf, result_perf;
 __u64 count_missed;
 
-static __always_inline void record(struct res *r, void *ctx, __u64 key)
+static __always_inline void record(struct ipc_prog_result *r, void *ctx,
+				   __u64 key)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 *v, idx;
 
-	if (bpf_get_current_pid_tgid() >> 32 != pid)
+	if (bpf_get_current_pid_tgid() >> 32 != test_pid)
 		return;
 	v = bpf_map_lookup_elem(&ip_map, &key);
 	idx = cookie - 1;
@@ -88,7 +91,7 @@ static __always_inline void record(struct res *r, void *ctx, __u64 key)
 SEC("kprobe")
 int BPF_KPROBE(ipc_kprobe)
 {
-	record(&res_kprobe, ctx, bpf_get_func_ip(ctx));
+	record(&result_kprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
@@ -98,28 +101,28 @@ int BPF_KPROBE(ipc_kprobe)
 SEC("kprobe")
 int ipc_kprobe_offset(struct pt_regs *ctx)
 {
-	record(&res_koff, ctx, bpf_get_func_ip(ctx));
+	record(&result_koff, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(ipc_kretprobe)
 {
-	record(&res_kretprobe, ctx, bpf_get_func_ip(ctx));
+	record(&result_kretprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("kprobe.multi")
 int ipc_kmulti(struct pt_regs *ctx)
 {
-	record(&res_kmulti, ctx, bpf_get_func_ip(ctx));
+	record(&result_kmulti, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int ipc_kretmulti(struct pt_regs *ctx)
 {
-	record(&res_kretmulti, ctx, bpf_get_func_ip(ctx));
+	record(&result_kretmulti, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
@@ -128,21 +131,22 @@ int ipc_session(struct pt_regs *ctx)
 {
 	bool ret = bpf_session_is_return();
 
-	record(ret ? &res_sess_return : &res_sess_entry, ctx, bpf_get_func_ip(ctx));
+	record(ret ? &result_sess_return : &result_sess_entry, ctx,
+	       bpf_get_func_ip(ctx));
 	return 0;	/* also run on return */
 }
 
 SEC("fentry/bpf_fentry_test1")
 int BPF_PROG(ipc_fentry, int a)
 {
-	record(&res_fentry, ctx, bpf_get_func_ip(ctx));
+	record(&result_fentry, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("fexit/bpf_fentry_test1")
 int BPF_PROG(ipc_fexit, int a, int ret)
 {
-	record(&res_fexit, ctx, bpf_get_func_ip(ctx));
+	record(&result_fexit, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
@@ -150,63 +154,63 @@ int BPF_PROG(ipc_fexit, int a, int ret)
 SEC("fentry.s/bpf_fentry_test1")
 int BPF_PROG(ipc_fentry_s, int a)
 {
-	record(&res_fentry_s, ctx, bpf_get_func_ip(ctx));
+	record(&result_fentry_s, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("fmod_ret/bpf_modify_return_test")
 int BPF_PROG(ipc_fmod_ret, int a, int *b, int ret)
 {
-	record(&res_fmod_ret, ctx, bpf_get_func_ip(ctx));
+	record(&result_fmod_ret, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uprobe")
 int ipc_uprobe(struct pt_regs *ctx)
 {
-	record(&res_uprobe, ctx, bpf_get_func_ip(ctx));
+	record(&result_uprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uprobe.multi")
 int ipc_uprobe_multi(struct pt_regs *ctx)
 {
-	record(&res_uprobe_multi, ctx, bpf_get_func_ip(ctx));
+	record(&result_uprobe_multi, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uretprobe")
 int ipc_uretprobe(struct pt_regs *ctx)
 {
-	record(&res_uretprobe, ctx, bpf_get_func_ip(ctx));
+	record(&result_uretprobe, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uretprobe.multi")
 int ipc_uretprobe_multi(struct pt_regs *ctx)
 {
-	record(&res_uretprobe_multi, ctx, bpf_get_func_ip(ctx));
+	record(&result_uretprobe_multi, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("uprobe.s")
 int ipc_uprobe_sleep(struct pt_regs *ctx)
 {
-	record(&res_uprobe_sleep, ctx, bpf_get_func_ip(ctx));
+	record(&result_uprobe_sleep, ctx, bpf_get_func_ip(ctx));
 	return 0;
 }
 
 SEC("tp/task/task_newtask")
 int ipc_tp(void *ctx)
 {
-	record(&res_tp, ctx, IPC_TAG_TP);
+	record(&result_tp, ctx, IPC_TAG_TP);
 	return 0;
 }
 
 SEC("raw_tp/task_newtask")
 int ipc_raw_tp(void *ctx)
 {
-	record(&res_raw_tp, ctx, IPC_TAG_RAW_TP);
+	record(&result_raw_tp, ctx, IPC_TAG_RAW_TP);
 	return 0;
 }
 
@@ -214,14 +218,14 @@ int ipc_raw_tp(void *ctx)
 SEC("tp_btf/task_newtask")
 int ipc_tp_btf(void *ctx)
 {
-	record(&res_tp_btf, ctx, IPC_TAG_TP_BTF);
+	record(&result_tp_btf, ctx, IPC_TAG_TP_BTF);
 	return 0;
 }
 
 SEC("perf_event")
 int ipc_perf(void *ctx)
 {
-	record(&res_perf, ctx, IPC_TAG_PERF);
+	record(&result_perf, ctx, IPC_TAG_PERF);
 	return 0;
 }
 
@@ -232,7 +236,7 @@ int ipc_count(struct pt_regs *ctx)
 	__u64 ip = bpf_get_func_ip(ctx);
 	__u64 *v;
 
-	if (bpf_get_current_pid_tgid() >> 32 != pid)
+	if (bpf_get_current_pid_tgid() >> 32 != test_pid)
 		return 0;
 	v = bpf_map_lookup_elem(&count_map, &ip);
 	if (v)
@@ -269,7 +273,7 @@ int ipc_inner(struct pt_regs *ctx)
 {
 	__u64 ip = bpf_get_func_ip(ctx);
 
-	if (bpf_get_current_pid_tgid() >> 32 != pid)
+	if (bpf_get_current_pid_tgid() >> 32 != test_pid)
 		return 0;
 	inner_lookup(0, ip, &inner_sum[0], &inner_missed[0]);
 	inner_lookup(1, ip, &inner_sum[1], &inner_missed[1]);

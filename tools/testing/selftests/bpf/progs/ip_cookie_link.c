@@ -18,7 +18,7 @@ struct {
 	__type(value, __u64);
 } link_map SEC(".maps");
 
-int pid;
+int test_pid;
 /* hits[value]: the value encodes (link, function), set by user space */
 __u64 hits[NR_SLOTS];
 __u64 missed;
@@ -33,7 +33,7 @@ static __always_inline void count(void *ctx, __u64 ip)
 	};
 	__u64 *v;
 
-	if (bpf_get_current_pid_tgid() >> 32 != pid)
+	if (bpf_get_current_pid_tgid() >> 32 != test_pid)
 		return;
 	v = bpf_map_lookup_elem(&link_map, &key);
 	if (!v || *v >= NR_SLOTS) {

@@ -21,9 +21,9 @@ __u64 keys[IPC_PROBE_KEYS];
 __u64 vals[IPC_PROBE_KEYS];
 __u32 rounds;
 
-int pid;
+int test_pid;
 /* Tables the map allocated for the test task: one per rebuild. */
-__u64 tables;
+__u64 tables_allocated;
 
 static int lookup_round(__u32 r, void *ctx)
 {
@@ -90,7 +90,7 @@ int hold_elem(void *ctx)
 SEC("fentry/bpf_map_area_alloc_memcg")
 int BPF_PROG(count_tables)
 {
-	if (bpf_get_current_pid_tgid() >> 32 == pid)
-		tables++;
+	if (bpf_get_current_pid_tgid() >> 32 == test_pid)
+		tables_allocated++;
 	return 0;
 }
