@@ -54,4 +54,28 @@ extern char CONFIG_FAIL_PAGE_ALLOC __kconfig __weak;
 extern char CONFIG_X86_KERNEL_IBT __kconfig __weak;
 #endif
 
+#ifndef __bpf__
+#include <stdio.h>
+
+/* map_mem_usage() of the map @fd as the kernel reports it in fdinfo
+ * ("memlock"), -1 if unknown.
+ */
+static inline long long map_memlock(int fd)
+{
+	char path[64], line[128];
+	long long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock:\t%lld", &val) == 1)
+			break;
+	fclose(f);
+	return val;
+}
+#endif
+
 #endif

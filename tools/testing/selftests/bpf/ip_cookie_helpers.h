@@ -53,24 +53,6 @@ static inline __u64 colliding_ip(__u32 i)
 	return (0x5a5a5a5a00000000ULL + i) * inv;
 }
 
-/* map_mem_usage() as the kernel reports it in fdinfo ("memlock"). */
-static inline long long map_memlock(int fd)
-{
-	char path[64], line[128];
-	long long val = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock:\t%lld", &val) == 1)
-			break;
-	fclose(f);
-	return val;
-}
-
 static inline __u32 map_id(int fd)
 {
 	struct bpf_map_info info = {};

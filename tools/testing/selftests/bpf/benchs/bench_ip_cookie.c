@@ -380,24 +380,6 @@ void ipc_fill_batch(int fd, const void *keys, const __u64 *vals, __u32 n)
 		ipc_die("bpf_map_update_batch", err ?: -EIO);
 }
 
-/* The map's map_mem_usage, as fdinfo shows it */
-long ipc_map_memlock(int fd)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* Throughput benchmarks */
 
 static struct ctx {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
+#include "ip_cookie_common.h"
 
 /* Options of every ipc-* benchmark */
 struct ipc_args {
@@ -33,7 +34,6 @@ int ipc_create_map(enum bpf_map_type type, __u32 key_size, __u32 n,
 int ipc_kind_create(enum ipc_kind kind, __u32 n);
 const char *ipc_kind_name(enum ipc_kind kind);
 void ipc_fill_batch(int fd, const void *keys, const __u64 *vals, __u32 n);
-long ipc_map_memlock(int fd);
 __u64 *ipc_make_keys(__u32 n, __u32 *nr_real);
 __u64 *ipc_attachable_funcs(size_t *cnt);
 

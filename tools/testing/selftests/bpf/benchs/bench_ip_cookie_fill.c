@@ -57,7 +57,7 @@ static void populate_setup(enum ipc_kind kind)
 		vals[i] = i;
 
 	fd = ipc_kind_create(kind, n);
-	prev_ml = ipc_map_memlock(fd);
+	prev_ml = map_memlock(fd);
 	for (i = 0; i < n; i++) {
 		t0 = get_time_ns();
 		if (bpf_map_update_elem(fd, &keys[i], &vals[i], BPF_NOEXIST))
@@ -68,7 +68,7 @@ static void populate_setup(enum ipc_kind kind)
 			pop.other[pop.nr_other++] = t1 - t0;
 			continue;
 		}
-		ml = ipc_map_memlock(fd);
+		ml = map_memlock(fd);
 		if (ml - prev_ml > 64)
 			pop.grow[pop.nr_grow++] = t1 - t0;
 		else

@@ -83,7 +83,7 @@ static void mem_setup(enum ipc_kind kind)
 	}
 	ctx.filled = read_memory_current();
 	for (i = 0; i < ctx.copies; i++)
-		ctx.memlock += ipc_map_memlock(ctx.fds[i]);
+		ctx.memlock += map_memlock(ctx.fds[i]);
 	free(keys);
 	free(vals);
 }
