@@ -1,0 +1,568 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What one hit of bpftrace's 'kprobe:PATTERN { @[probe] = count(); }'
+# costs, in guest instructions, with the patched bpftrace (contrib/bpftrace,
+# make bpftrace) finding 'probe' at run time in its one kprobe_multi
+# program: from the ip_cookie map (BPFTRACE_MULTI_PROBE_ID=map) or from
+# the link's cookies (=cookie); and stock 0.17's one program and one
+# perf-event kprobe per function (=expand) where it fits under 512.
+#
+# Method: one boot of the base kernel under QEMU -icount (VM_ACCEL=icount:
+# guest time advances one ns per instruction, so the guest's clock counts
+# instructions, the same on any host; see scripts/vm-run.sh). In the guest,
+# for each rep, a baseline without bpftrace, then for each pattern and mode:
+#   1. start bpftrace, wait for __BPFTRACE_NOTIFY_PROBES_ATTACHED on its
+#      stderr; count the attached functions (enabled_functions; bpftool's
+#      func_cnt, missed and recursion_misses when bpftool is there);
+#   2. snapshot s0 of its counts (SIGUSR1 makes 0.17 print its maps;
+#      taken once the output grew and bpftrace is back in epoll_wait);
+#      run bt-trigger (scripts/bt-trigger.c: getppid() through syscall(2)
+#      in a loop timed by CLOCK_MONOTONIC) for ITERS iterations, snapshot
+#      s1, bt-trigger for 2 x ITERS, snapshot s2; then SIGTERM.
+# Each interval s0-s1, s1-s2 holds the same fixed work (starting the
+# trigger, the signal, the print, the 0.5 s wait), so the second minus the
+# first is what ITERS more loop iterations did:
+#   instructions per iteration = (ns(2 ITERS) - ns(ITERS)) / ITERS
+#   hits per iteration, for each function f = (d2(f) - d1(f)) / ITERS
+# where d1, d2 are f's count increments over the two intervals. Functions
+# at 0.5 hits per iteration or more are the loop's path ("loop hits", an
+# integer in practice); the rest ("other hits") is what runs in proportion
+# to time: the timer tick on both vCPUs (HZ_PERIODIC), bpftrace waking
+# every 100 ms. The clock also counts the other vCPU (both share one
+# instruction counter), so those hits cost instructions the loop's time
+# includes:
+#   per hit = (traced - baseline instructions per iteration)
+#             / (loop + other hits per iteration)
+# (the report shows the figure over loop hits only, too). A hit's cost
+# includes what the program's own calls into traced functions cost
+# (probe entries blocked because a BPF program runs already: the programs'
+# recursion_misses, read from /proc/PID/fdinfo at each snapshot, per
+# hit the same way), which matters for the pattern of every function.
+# Checks (warnings in the raw output and the report, not failures): the
+# traced syscall's count rises by exactly ITERS and 2 x ITERS; bpftrace
+# exits 0 and reports no hit without a probe ID.
+#
+# The patterns: the hot function is __do_sys_getppid (__x64_sys_getppid
+# is its alias, so available_filter_functions and bpftrace's wildcards
+# name only __do_sys_getppid), in every set, each set ONE wildcard so that
+# every mode has one kprobe_multi link, as at N = all (several wildcards
+# are several links of the program). The 6.12 base kernel lists 22,086
+# traceable functions (21,839 names bpftrace takes).
+#
+#   scripts/bench-bpftrace.sh              measure (about 13 min of VM
+#                                          with the defaults)
+#   scripts/bench-bpftrace.sh report [RAW [MD]]  the report again from a
+#                                          raw file, no VM
+# Variables:
+#   BT_ITERS=200000   trigger iterations of the first run (the second: 2x)
+#   BT_REPS=3         reps (each: baseline + every set and mode, one
+#                     bpftrace start each)
+#   BT_SETS='label|pattern|modes;...'  default
+#                     'small|__do_sys_get*|map cookie expand;mid|__*_s*|map cookie;all|*|map cookie'
+#   BT_BPFTRACE=path  the patched bpftrace (build/bpftrace/build/src/bpftrace)
+#   BPFTOOL=path      bpftool for the guest (build/tools/bpftool/bpftool;
+#                     without it no func_cnt or missed counts)
+#   RESULTS=dir       where to write (docs/results): bpftrace-icount.md and
+#                     raw-bpftrace-icount.txt; a failed run writes
+#                     LOG.raw.txt next to the console log instead
+#   BT_LOG=file       console log (build/vm/bench-bpftrace.log)
+#   VM_TIMEOUT (default here 7200 s)
+# Builds nothing but bt-trigger (gcc -O2 -static): the base kernel and the
+# patched bpftrace must be there (make kernel, make bpftrace).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+S=$ROOT/scripts
+RESULTS=${RESULTS:-$ROOT/docs/results}
+ITERS=${BT_ITERS:-200000}
+REPS=${BT_REPS:-3}
+SETS=${BT_SETS:-small|__do_sys_get*|map cookie expand;mid|__*_s*|map cookie;all|*|map cookie}
+BTP=${BT_BPFTRACE:-$BUILD/bpftrace/build/src/bpftrace}
+BPFTOOL=${BPFTOOL:-$BUILD/tools/bpftool/bpftool}
+LOG=${BT_LOG:-$BUILD/vm/bench-bpftrace.log}
+export VM_TIMEOUT=${VM_TIMEOUT:-7200}
+export VM_ACCEL=icount
+
+# The report: RAW (the raw file this script writes) -> MD.
+report() {	# RAW MD
+	python3 - "$1" "$2" <<'PYEOF'
+import re
+import statistics
+import sys
+
+raw, out = sys.argv[1:3]
+head = {}
+sess, order = {}, []
+for line in open(raw):
+    line = line.rstrip('\n')
+    m = re.match(r'(date|commit|command|bpftrace|bpftool|VM run|kernel|iterations|traceable functions[^:]*): (.*)', line)
+    if m and m.group(1) not in head:
+        head[m.group(1)] = m.group(2)
+    m = re.match(r'bb-(\w+) (.*)', line)
+    if not m:
+        continue
+    kind = m.group(1)
+    d = dict(re.findall(r'(\w+)=(\S+)', m.group(2)))
+    if 'id' not in d:
+        continue
+    s = sess.setdefault(d['id'], {'funcs': [], 'warn': []})
+    if kind == 'session':
+        s.update(d)
+        order.append(d['id'])
+    elif kind == 'run':
+        s['ns%s' % d['k']] = int(d['ns'])
+        s['iters%s' % d['k']] = int(d['iters'])
+    elif kind == 'func':
+        s['funcs'].append((d['name'], int(d['d1']), int(d['d2'])))
+    elif kind in ('hits', 'check', 'exit', 'attach'):
+        s.update({kind + '_' + k: v for k, v in d.items() if k != 'id'})
+    elif kind == 'inv':
+        s.update({d['tag'] + '_' + k: v for k, v in d.items() if k not in ('id', 'tag')})
+    elif kind == 'snap':
+        s['rm%s' % d['k']] = int(d['recursion_misses'])
+    elif kind == 'warn':
+        s['warn'].append(m.group(2))
+
+
+def per_iter(s):
+    return (s['ns2'] - s['ns1']) / (s['iters2'] - s['iters1'])
+
+
+base = [per_iter(sess[i]) for i in order if sess[i]['set'] == 'base' and 'ns2' in sess[i]]
+if not base:
+    sys.exit('bench-bpftrace: no baseline run')
+b = statistics.median(base)
+rows = {}
+for i in order:
+    s = sess[i]
+    if s['set'] == 'base' or 'ns2' not in s or 'hits_d1' not in s:
+        continue
+    m = s['iters2'] - s['iters1']
+    loop = sum(d2 - d1 for _, d1, d2 in s['funcs'] if (d2 - d1) / m >= 0.5) / m
+    total = (int(s['hits_d2']) - int(s['hits_d1'])) / m
+    t = per_iter(s)
+    r = rows.setdefault((s['set'], s['mode']), {'hit': [], 'hitloop': [], 'loop': [], 'other': [],
+                                                'iter': [], 'n': set(), 'miss': [], 'exact': [],
+                                                'pattern': s['pattern'], 'names': set(), 'warn': 0,
+                                                'attach': []})
+    r['hit'].append((t - b) / total)
+    r['hitloop'].append((t - b) / loop if loop else float('nan'))
+    r['loop'].append(loop)
+    r['other'].append(total - loop)
+    r['iter'].append(t)
+    r['n'].add(s.get('attached_func_cnt') if s['mode'] != 'expand' and s.get('attached_func_cnt')
+               else s.get('attached_enabled_functions'))
+    r['names'].update(n.split(':', 1)[-1] for n, d1, d2 in s['funcs'] if (d2 - d1) / m >= 0.5)
+    r['exact'].append(s.get('check_exact', '?'))
+    r['warn'] += len(s['warn']) + (s.get('exit_rc', '0') != '0')
+    r['attach'].append(float(s.get('attach_guest_s', 'nan')))
+    # Recursion-blocked probe entries per iteration, per hit.
+    if all('rm%d' % k in s for k in range(3)):
+        blocked = ((s['rm2'] - s['rm1']) - (s['rm1'] - s['rm0'])) / m
+        r['miss'].append(blocked / total)
+
+
+def fmt(v, p=1):
+    md, lo, hi = statistics.median(v), min(v), max(v)
+    return '%.*f (%.*f-%.*f)' % (p, md, p, lo, p, hi)
+
+
+def num(n):
+    try:
+        return '{:,}'.format(int(n))
+    except (TypeError, ValueError):
+        return str(n)
+
+
+im = re.match(r'(\d+) and \d+; reps: (\d+)', head.get('iterations', ''))
+iters = 'M = {:,}, {} reps'.format(int(im.group(1)), im.group(2)) if im else '?'
+setorder = []
+for i in order:
+    if sess[i]['set'] != 'base' and sess[i]['set'] not in setorder:
+        setorder.append(sess[i]['set'])
+md = ['# bpftrace `@[probe] = count()`: instructions per probe hit (QEMU -icount)', '',
+      'Written by `scripts/bench-bpftrace.sh` (command below) on %s at commit %s. '
+      'Raw guest output: `raw-bpftrace-icount.txt`.' % (head.get('date', '?'), head.get('commit', '?')), '',
+      '- Method: QEMU `-icount shift=0,sleep=off` (TCG): guest time advances one ns per '
+      'instruction, so every figure is guest **instructions**, the same on any host. '
+      'One boot of the **base kernel** (%s); %s traceable functions.' % (
+          head.get('kernel', '?').split(' (')[0], num(head.get('traceable functions (available_filter_functions)'))),
+      '- bpftrace: %s, `kprobe:PATTERN { @[probe] = count(); }`, `BPFTRACE_MULTI_PROBE_ID` = '
+      '`map` (one kprobe_multi program, `bpf_get_func_ip()` -> `BPF_MAP_TYPE_IP_COOKIE`), '
+      '`cookie` (one program, `bpf_get_attach_cookie()`) or `expand` (stock 0.17: one program '
+      'and one perf-event kprobe per function).' % head.get('bpftrace', '?'),
+      '- Trigger: `bt-trigger` (`scripts/bt-trigger.c`), `syscall(SYS_getppid)` in a loop, '
+      'run for M then 2M iterations while bpftrace is attached, its counts snapshotted '
+      '(SIGUSR1) before, between and after. Per iteration = (2M run - M run) / M, for the '
+      'instructions and for every function\'s count; the fixed work around each run cancels.',
+      '- Per hit = (traced - baseline instructions per iteration) / (hits per iteration), '
+      'hits = loop + other. Loop: the functions at 0.5 hits per iteration or more (the '
+      'syscall path). Other: the rest of the growth, hits that come with time rather than '
+      'with the loop (mostly timer ticks on both vCPUs during the loop: a traced iteration '
+      'takes longer, so it sees more of them), whose instructions the clock counts too '
+      '(both vCPUs share one instruction counter). "over loop hits only" divides by loop '
+      'hits alone.',
+      '- Patterns: one wildcard each, so one kprobe_multi link in every map and cookie row '
+      '(several wildcards make several links of the program). The loop\'s syscall enters '
+      '`__do_sys_getppid` (`__x64_sys_getppid` is its alias, which available_filter_functions '
+      'and so bpftrace\'s wildcards do not list); every pattern holds it.',
+      '- Median (min-max) over the reps (%s), each rep one bpftrace start per row; N: '
+      'functions attached (bpftool func_cnt of the kprobe_multi link; for expand: '
+      'functions in enabled_functions). The VM ran %s (host wall time, beside other work).' % (
+          iters, head.get('VM run', '?')),
+      '', '```', head.get('command', '?'), '```', '',
+      'Baseline, no bpftrace: **%.2f** instructions per loop iteration (%s over %d reps).' % (
+          b, ', '.join('%.2f' % x for x in base), len(base)), '',
+      '| N | pattern | mode | per hit | over loop hits only | loop hits / iter | other hits / iter | '
+      'instructions / iter | blocked entries / hit | getppid count exact |',
+      '|---|---|---|---|---|---|---|---|---|---|']
+for st in setorder:
+    for mode in ('map', 'cookie', 'expand'):
+        r = rows.get((st, mode))
+        if not r:
+            continue
+        md.append('| %s | `%s` | %s | **%s** | %s | %s | %s | %s | %s | %s |' % (
+            ' / '.join(num(n) for n in sorted(r['n'], key=str)), r['pattern'], mode, fmt(r['hit']),
+            fmt(r['hitloop']), fmt(r['loop'], 3), fmt(r['other'], 3), fmt(r['iter']),
+            fmt(r['miss'], 2) if r['miss'] else '-',
+            'yes' if all(e == 'yes' for e in r['exact']) else ' '.join(r['exact'])))
+med = {k: statistics.median(v['hit']) for k, v in rows.items()}
+diffs = ['N = %s: %+.0f' % (' / '.join(num(n) for n in sorted(rows[(st, 'map')]['n'], key=str)),
+                            med[(st, 'cookie')] - med[(st, 'map')])
+         for st in setorder if (st, 'map') in med and (st, 'cookie') in med]
+if diffs:
+    md += ['', 'cookie - map, instructions per hit (medians): %s.' % '; '.join(diffs)]
+ex = ['N = %s: %+.0f' % (' / '.join(num(n) for n in sorted(rows[(st, 'map')]['n'], key=str)),
+                         med[(st, 'expand')] - med[(st, 'map')])
+      for st in setorder if (st, 'map') in med and (st, 'expand') in med]
+if ex:
+    md += ['expand - map (stock 0.17 path, one perf-event kprobe and program per function): %s.' % '; '.join(ex)]
+md += ['', 'Loop functions (>= 0.5 hits per iteration):', '']
+for st in setorder:
+    names = set()
+    for mode in ('map', 'cookie', 'expand'):
+        if (st, mode) in rows:
+            names |= rows[(st, mode)]['names']
+    md.append('- `%s`: %s' % (rows.get((st, 'map'), rows.get((st, 'cookie'), {'pattern': st}))['pattern'],
+                              ', '.join('`%s`' % n for n in sorted(names)) or '-'))
+md += ['', 'Blocked entries / hit: the program\'s `recursion_misses` (/proc/PID/fdinfo, read at '
+       'each snapshot, per iteration as above) per counted hit: probe entries that ran '
+       'into a BPF program already running on that CPU, i.e. the program\'s own calls '
+       'into attached functions (helpers, map code). Their cost is in the per-hit figure.',
+       'Warnings in the raw output: %d.' % sum(r['warn'] for r in rows.values())]
+open(out, 'w').write('\n'.join(md) + '\n')
+print('\n'.join(md))
+PYEOF
+	echo "bench-bpftrace: $2"
+}
+
+# scripts/bench-bpftrace.sh report [RAW [MD]]: the report again, no VM.
+if [ "${1:-}" = report ]; then
+	report "${2:-$RESULTS/raw-bpftrace-icount.txt}" "${3:-$RESULTS/bpftrace-icount.md}"
+	exit
+fi
+
+case $ITERS in ''|*[!0-9]*|0) echo "bench-bpftrace: BT_ITERS must be a positive number" >&2; exit 2 ;; esac
+case $REPS in ''|*[!0-9]*|0) echo "bench-bpftrace: BT_REPS must be a positive number" >&2; exit 2 ;; esac
+case $SETS in *"'"*|*'"'*) echo "bench-bpftrace: BT_SETS must not hold quotes" >&2; exit 2 ;; esac
+[ -f "$BUILD/kbuild-base/vmlinux" ] ||
+	{ echo "bench-bpftrace: no $BUILD/kbuild-base/vmlinux (make kernel)" >&2; exit 1; }
+[ -x "$BTP" ] || { echo "bench-bpftrace: no $BTP (make bpftrace)" >&2; exit 1; }
+BT_VERSION=$("$BTP" --version) ||
+	{ echo "bench-bpftrace: $BTP --version fails on the host" >&2; exit 1; }
+if [ ! -x "$BPFTOOL" ]; then
+	echo "bench-bpftrace: no bpftool ($BPFTOOL; make tools): no func_cnt or missed counts" >&2
+	BPFTOOL=""
+fi
+
+mkdir -p "$BUILD/vm" "$RESULTS" "$(dirname "$LOG")"
+TMP=$(mktemp -d "$BUILD/vm/bench-bpftrace.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+gcc -O2 -static -Wall -Wextra -o "$TMP/bt-trigger" "$S/bt-trigger.c"
+# A copy: the build dir may be rebuilt meanwhile.
+cp "$BTP" "$TMP/bpftrace-ipc"
+BT_MD5=$(md5sum < "$TMP/bpftrace-ipc" | cut -d' ' -f1)
+EXTRA="$TMP/bpftrace-ipc $TMP/bt-trigger $TMP/bench-bpftrace-guest.sh"
+# mkinitramfs.sh takes build/tools/bpftool itself; another one goes in
+# as /bpf/bpftool.
+if [ -n "$BPFTOOL" ] && [ "$(realpath "$BPFTOOL")" != "$(realpath -m "$BUILD/tools/bpftool/bpftool")" ]; then
+	mkdir -p "$TMP/bt"
+	cp "$BPFTOOL" "$TMP/bt/bpftool"
+	EXTRA="$EXTRA $TMP/bt/bpftool"
+fi
+
+# The guest script: runs in /bpf of the busybox guest.
+{
+	echo "# generated by scripts/bench-bpftrace.sh"
+	echo "ITERS=$ITERS"
+	echo "REPS=$REPS"
+	echo "SETS='$SETS'"
+	cat <<'EOF'
+set -u
+set -f			# the patterns hold '*'
+BTP=./bpftrace-ipc
+W=/tmp/bb
+mkdir -p $W
+mkfifo $W/never
+exec 9<>$W/never
+export __BPFTRACE_NOTIFY_PROBES_ATTACHED=1
+fail=0
+BPFTOOL=""
+[ -x ./bpftool ] && BPFTOOL=./bpftool
+
+say() { echo "bb: $*"; }
+bad() { echo "bb: FAIL: $*"; fail=1; }
+warn() { echo "bb-warn $*"; }
+# Wait S guest seconds without forking or calling nanosleep: a read
+# from a FIFO nobody writes.
+nap() { read -t "$1" -u 9 _; }
+up() { read -r T _ < /proc/uptime; }	# T: guest seconds, 2 decimals
+
+# PID has exited (a child not yet waited for is a zombie).
+gone() {
+	[ -r /proc/$1/stat ] || return 0
+	local st
+	read -r _ _ st _ < /proc/$1/stat
+	[ "$st" = Z ]
+}
+# PID sits in epoll_wait (232), epoll_pwait (281) or epoll_pwait2 (441):
+# bpftrace's poll loop, where it is between two prints.
+in_poll() {
+	local sc=x
+	{ read -r sc _ < /proc/$1/syscall; } 2> /dev/null
+	case $sc in 232|281|441) return 0 ;; esac
+	return 1
+}
+
+# The loop: ID K N; prints bb-run.
+trig() {
+	if ! ./bt-trigger $3 > $W/trig.out; then
+		bad "$1: bt-trigger $3 failed"
+		return 1
+	fi
+	local ns
+	read -r _ _ ns < $W/trig.out
+	echo "bb-run id=$1 k=$2 iters=$3 ${ns}"
+}
+
+# Snapshot K of bpftrace PID's counts into $W/ID.sK ("name count").
+# SIGUSR1 sets a flag that 0.17 looks at after each epoll_wait() (100 ms
+# timeout); done when its stdout grew and it is back in epoll_wait.
+# Always 0.5 s of waiting first, so that every interval waits the same.
+snap() {	# ID K PID
+	local sz0 sz n=0
+	sz0=$(wc -c < $W/$1.out)
+	kill -USR1 $3
+	nap 0.5
+	while :; do
+		sz=$(wc -c < $W/$1.out)
+		[ $sz -gt $sz0 ] && in_poll $3 && break
+		if gone $3; then bad "$1: bpftrace exited before snapshot $2"; return 1; fi
+		n=$((n + 1))
+		[ $n -lt 600 ] || { bad "$1: no snapshot $2 after 60 s"; return 1; }
+		nap 0.1
+	done
+	tail -c +$((sz0 + 1)) $W/$1.out |
+		sed -n 's/^@\[\(.*\)\]: \([0-9]*\)$/\1 \2/p' > $W/$1.s$2
+	[ $n = 0 ] || warn "id=$1 snapshot $2 took $n extra waits of 0.1 s"
+	rmisses $3
+	echo "bb-snap id=$1 k=$2 recursion_misses=$RM"
+}
+
+# RM: the recursion_misses of the BPF programs PID holds open (probe
+# entries that found a BPF program, or a bpf() map operation, already
+# running on that CPU), from /proc/PID/fdinfo, read by the shell itself:
+# no process started inside a measured interval.
+rmisses() {	# PID
+	local f k v
+	RM=0
+	set +f
+	for f in /proc/$1/fdinfo/*; do
+		while read -r k v; do
+			[ "$k" = recursion_misses: ] && RM=$((RM + v))
+		done < $f
+	done
+	set -f
+}
+
+# What the process PID holds, from the kernel: functions ftrace traces
+# (enabled_functions: one line a function, whoever traces it) and, with
+# bpftool, its programs and kprobe_multi links. Prints bb-inv.
+inv() {	# ID TAG PID
+	local ef links="-"
+	ef=$(wc -l < /sys/kernel/tracing/enabled_functions)
+	if [ -n "$BPFTOOL" ] && [ "$3" != 0 ]; then
+		$BPFTOOL prog show > $W/prog.txt 2>&1
+		$BPFTOOL link show > $W/link.txt 2>&1
+		progs=$(awk -v p="($3)" '
+			/^[0-9]+: / { t = $2; r = 0
+				for (i = 1; i < NF; i++) if ($i == "recursion_misses") r = $(i + 1) }
+			/^[ \t]+pids / && index($0, p) { n++; rm += r; c[t]++ }
+			END { s = ""; for (t in c) s = s (s ? "," : "") c[t] ":" t
+			      printf "%s recursion_misses=%d\n", s == "" ? "none" : s, rm }' $W/prog.txt)
+		links=$(awk -v p="($3)" '
+			/^[0-9]+: / { t = $2; f = 0; m = 0 }
+			/func_cnt/ { for (i = 1; i < NF; i++) {
+				if ($i == "func_cnt") f = $(i + 1)
+				if ($i == "missed") m = $(i + 1) } }
+			/^[ \t]+pids / && index($0, p) { n++; fc += f; ms += m }
+			END { printf "links=%d func_cnt=%d link_missed=%d\n", n, fc, ms }' $W/link.txt)
+		echo "bb-inv id=$1 tag=$2 enabled_functions=$ef progs=$progs $links"
+	else
+		echo "bb-inv id=$1 tag=$2 enabled_functions=$ef"
+	fi
+}
+
+# SIGTERM PID and wait for its exit status. 0.17 can miss the signal (its
+# flag is read only when epoll_wait() fails with EINTR): when it sits in
+# epoll_wait at two looks 0.5 s apart, the signal goes again.
+stop() {	# PID
+	local seen=0
+	kill -TERM $1
+	TERMS=1
+	while ! gone $1; do
+		nap 0.5
+		if in_poll $1; then seen=$((seen + 1)); else seen=0; fi
+		if [ $seen -ge 2 ]; then
+			kill -TERM $1
+			TERMS=$((TERMS + 1))
+			seen=0
+		fi
+	done
+	wait $1
+}
+
+# Per-function increments of the two intervals, from snapshots s0 s1 s2:
+# bb-func for each function whose second minus first increment is at least
+# 1/1000 hit per iteration either way, bb-hits for the totals.
+deltas() {	# ID
+	awk -v m=$ITERS -v id=$1 '
+		FILENAME == ARGV[1] { s0[$1] = $2; next }
+		FILENAME == ARGV[2] { s1[$1] = $2; k[$1] = 1; next }
+		{ s2[$1] = $2; k[$1] = 1 }
+		END {
+			for (f in k) {
+				d1 = s1[f] - s0[f]; d2 = s2[f] - s1[f]; x = d2 - d1
+				t1 += d1; t2 += d2; nf++
+				if (x >= m / 1000 || x <= -m / 1000)
+					printf "bb-func id=%s name=%s d1=%.0f d2=%.0f\n", id, f, d1, d2
+				else { o1 += d1; o2 += d2; no++ }
+			}
+			printf "bb-hits id=%s d1=%.0f d2=%.0f rest_d1=%.0f rest_d2=%.0f rest_funcs=%d funcs_hit=%d\n", id, t1, t2, o1, o2, no, nf
+			# Nothing but the loop calls getppid(): its count must
+			# rise by exactly ITERS, then 2 x ITERS.
+			f = "kprobe:__do_sys_getppid"
+			d1 = s1[f] - s0[f]; d2 = s2[f] - s1[f]
+			printf "bb-check id=%s getppid_d1=%.0f getppid_d2=%.0f exact=%s\n", id, d1, d2, (d1 == m && d2 == 2 * m) ? "yes" : "NO"
+		}' $W/$1.s0 $W/$1.s1 $W/$1.s2
+}
+
+baseline() {	# REP
+	local id=base-r$1
+	echo "bb-session id=$id set=base mode=none rep=$1 pattern=-"
+	inv $id attached 0
+	nap 0.5
+	trig $id 1 $ITERS
+	nap 0.5
+	trig $id 2 $((2 * ITERS))
+}
+
+session() {	# SET PATTERN MODE REP
+	local id=$1-$3-r$4 pid t0 t1 n=0 rc
+	echo "bb-session id=$id set=$1 mode=$3 rep=$4 pattern=$2"
+	: > $W/$id.out
+	: > $W/$id.err
+	up; t0=$T
+	env BPFTRACE_MULTI_PROBE_ID=$3 $BTP -e "kprobe:$2 { @[probe] = count(); }" \
+		> $W/$id.out 2> $W/$id.err &
+	pid=$!
+	while ! grep -q __BPFTRACE_NOTIFY_PROBES_ATTACHED $W/$id.err; do
+		if gone $pid; then
+			wait $pid; rc=$?
+			bad "$id: bpftrace exited $rc before attaching"
+			echo "--- $id stdout"; head -20 $W/$id.out
+			echo "--- $id stderr"; cat $W/$id.err
+			return 1
+		fi
+		n=$((n + 1))
+		[ $n -lt 6000 ] || { bad "$id: not attached after 600 s"; kill -KILL $pid; wait $pid; return 1; }
+		nap 0.1
+	done
+	up; t1=$T
+	echo "bb-attach id=$id guest_s=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')"
+	inv $id attached $pid
+	snap $id 0 $pid || return 1
+	trig $id 1 $ITERS || return 1
+	snap $id 1 $pid || return 1
+	trig $id 2 $((2 * ITERS)) || return 1
+	snap $id 2 $pid || return 1
+	inv $id end $pid
+	up; t0=$T
+	stop $pid; rc=$?
+	up; t1=$T
+	echo "bb-exit id=$id rc=$rc terms=$TERMS detach_guest_s=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')"
+	[ $rc = 0 ] || warn "id=$id bpftrace exited $rc"
+	deltas $id
+	head -1 $W/$id.out | sed "s/^/bb-stdout id=$id: /"
+	grep -v __BPFTRACE_NOTIFY_PROBES_ATTACHED $W/$id.err | sed "s/^/bb-stderr id=$id: /"
+	if grep -q 'found no probe ID' $W/$id.err; then warn "id=$id hits without a probe ID"; fi
+	rm -f $W/$id.out $W/$id.s? $W/$id.g?
+}
+
+echo "=== bench-bpftrace in the guest"
+echo "kernel: $(cat /proc/version)"
+echo "traceable functions (available_filter_functions): $(wc -l < /sys/kernel/tracing/available_filter_functions)"
+$BTP --version
+$BTP --info 2>&1 | grep -E 'kprobe_multi|ip_cookie|get_func_ip|attach_cookie' | sed 's/^ */bpftrace --info: /'
+echo "bpftool: ${BPFTOOL:-none}"
+echo "iterations: $ITERS and $((2 * ITERS)); reps: $REPS"
+r=1
+while [ $r -le $REPS ]; do
+	baseline $r
+	echo "$SETS" | tr ';' '\n' > $W/sets
+	while IFS='|' read -r label pat modes; do
+		for mode in $modes; do
+			session "$label" "$pat" $mode $r || :
+		done
+	done < $W/sets
+	r=$((r + 1))
+done
+if [ $fail = 0 ]; then say "all runs done"; else say "some runs FAILED"; fi
+exit $fail
+EOF
+} > "$TMP/bench-bpftrace-guest.sh"
+
+echo "bench-bpftrace: booting the base kernel (icount), log $LOG"
+start=$(date +%s)
+set +e
+VM_EXTRA_FILES="$EXTRA" "$S/vm-run.sh" --kernel base --log "$LOG" -- "sh /bpf/bench-bpftrace-guest.sh"
+rc=$?
+set -e
+secs=$(($(date +%s) - start))
+
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$ROOT" status --porcelain -- scripts/bench-bpftrace.sh scripts/bt-trigger.c 2>/dev/null)" ] ||
+	commit="$commit (with uncommitted scripts/bench-bpftrace.sh or bt-trigger.c)"
+RAW=$RESULTS/raw-bpftrace-icount.txt
+MD=$RESULTS/bpftrace-icount.md
+[ $rc = 0 ] || RAW=$LOG.raw.txt
+{
+	echo "scripts/bench-bpftrace.sh: raw guest output"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	echo "commit: $commit"
+	echo "command: BT_ITERS=$ITERS BT_REPS=$REPS BT_SETS='$SETS' scripts/bench-bpftrace.sh"
+	echo "accelerator: QEMU -icount shift=0,sleep=off (TCG, one host thread), 2 vCPUs, base kernel"
+	echo "bpftrace: $BT_VERSION (md5 $BT_MD5, $BTP)"
+	echo "bpftool: ${BPFTOOL:-none}"
+	echo "VM run: ${secs} s, exit status $rc"
+	echo
+	sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$LOG.txt" | sed '1d;$d'
+} > "$RAW"
+echo "bench-bpftrace: raw guest output in $RAW (${secs} s in the VM)"
+if [ $rc != 0 ]; then
+	echo "bench-bpftrace: FAILED (exit $rc; console log $LOG.txt)" >&2
+	exit "$rc"
+fi
+
+report "$RAW" "$MD"
