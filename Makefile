@@ -5,7 +5,8 @@
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
-.PHONY: help deps tree kernel kernel-debug tools selftests samples test test-full test-kcsan \
+.PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
+	test-kcsan test-bpftrace \
 	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
 
 define HELP
@@ -41,8 +42,14 @@ Targets (each builds what it needs; build/ holds everything generated):
                      data race in the series' code (TESTS=... other selectors)
   make soak          ip_cookie_stress for SOAK_SECS=600 per kernel, base then
                      debug (SOAK_KERNELS="base debug")
-  make demo          the sample tools next to Debian's bpftrace in one base-kernel
-                     VM; docs/results/demo.txt
+  make demo          the sample tools next to Debian's bpftrace and bpftrace with
+                     contrib/bpftrace in one base-kernel VM; docs/results/demo.txt
+                     (DEMO_BPFTRACE_PATCHED=0: without the patched bpftrace)
+  make test-bpftrace the bpftrace patch (contrib/bpftrace): bpftrace's unit tests,
+                     exact '@[probe]' counts over 2,000+ functions in one program
+                     with the map and with cookies, bpftrace's runtime tests
+                     (patched and Debian's) in the VM (BPFTRACE_FALLBACK=1: also
+                     on a pristine kernel); build/bpftrace/test/
 Building blocks (the targets above run them):
   make tree          sync build/linux: pristine 6.12 + patches/ in series/manifest
                      order + mirror files; rewrites only files that changed
@@ -51,6 +58,8 @@ Building blocks (the targets above run them):
   make tools         libbpf and bpftool (build/tools)
   make selftests     test_progs + bench for the debug kernel (.../selftests/bpf-mini)
   make samples       the sample tools (build/samples)
+  make bpftrace      bpftrace 0.17.0 (Debian's source) with contrib/bpftrace/*.patch
+                     applied by git am, into build/bpftrace (half an hour cold)
   make checkpatch    checkpatch.pl --strict on patches/ and every mirror file
   make deps          install the Debian packages the harness needs
   make clean         remove build/ (the ccache too: hours of builds)
@@ -90,6 +99,9 @@ selftests: kernel-debug tools
 samples: tools
 	@scripts/build-samples.sh
 
+bpftrace: deps
+	@scripts/build-bpftrace.sh
+
 test: deps
 	@scripts/test.sh
 
@@ -98,6 +110,9 @@ test-full: deps
 
 test-kcsan: deps
 	@scripts/test-kcsan.sh
+
+test-bpftrace: deps
+	@scripts/test-bpftrace.sh
 
 soak: deps
 	@scripts/soak.sh
