@@ -29,7 +29,17 @@
 #      programs and attachments it holds (bpftool, while attached).
 #   d. ipcookie_funclatency -u do_nanosleep and bpftrace's kprobe+kretprobe
 #      equivalent on three usleeps (1, 10, 100 ms).
-#   e. a summary table.
+#   f. bpftrace with contrib/bpftrace (make bpftrace) as ./bpftrace-ipc:
+#      '@[probe]' in one kprobe_multi program, its probe found at run time
+#      in the ip_cookie map or from cookies, over 'vfs_*' (counts equal to
+#      the workload and to part a's), the seed thread's '_raw_spin*' and
+#      'ksys_*', and 'vfs_*' plus DEMO_BIG (2,000 functions or more); see
+#      scripts/bpftrace-guest.sh.
+#   e. a summary table (parts a, b, d, f).
+# Then, with the patched bpftrace, a second boot under QEMU -icount:
+# scripts/bench-bpftrace.sh, the instructions one hit of its program
+# costs, map against cookies (docs/results/bpftrace-icount.md; about
+# 13 minutes; DEMO_BPFTRACE_ICOUNT=0 skips it).
 # The guest output goes to docs/results/demo.txt (DEMO_OUT), under a header
 # with the date, commit, kernel and accelerator.
 #
@@ -50,6 +60,7 @@
 #   DEMO_BIG='s*'     the pattern over bpftrace's limits
 #   DEMO_BPFTRACE_PATCHED=0  no part f (bpftrace with contrib/bpftrace, which
 #                     make bpftrace builds: half an hour the first time)
+#   DEMO_BPFTRACE_ICOUNT=0  no -icount boot for the per-hit cost
 #   DEMO_BPFTRACE_RAISED=1  also run bpftrace on DEMO_BIG with both limits
 #                     raised (one program and one perf kprobe per function:
 #                     minutes under TCG, so not by default)
@@ -287,6 +298,7 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitte
 	echo "kernel: ${kernel:-unknown}"
 	echo "accelerator: $("$S/vm-accel.sh" | tr '[:lower:]' '[:upper:]'), 2 vCPUs (shared host)"
 	echo "host bpftrace: $BT_VERSION (Debian package $(dpkg-query -W -f='${Version}' bpftrace))"
+	[ -z "$BTP" ] || echo "patched bpftrace (./bpftrace-ipc): $("$BTP" --version) ($(ls "$ROOT"/contrib/bpftrace/*.patch | wc -l) patches of contrib/bpftrace on v0.17.0)"
 	echo "VM run: ${secs} s, exit status $rc"
 	echo
 	echo "$section"
@@ -295,4 +307,10 @@ echo "demo: guest output in $OUT (${secs} s in the VM)"
 if [ $rc != 0 ]; then
 	echo "demo: FAILED (exit $rc; console log $LOG.txt)" >&2
 	exit "$rc"
+fi
+
+# The per-hit cost of the patched bpftrace's program, under -icount.
+if [ -n "$BTP" ] && [ "${DEMO_BPFTRACE_ICOUNT:-1}" != 0 ]; then
+	echo "demo: the patched bpftrace's cost per hit under QEMU -icount (scripts/bench-bpftrace.sh)"
+	"$S/bench-bpftrace.sh"
 fi
