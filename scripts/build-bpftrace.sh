@@ -58,7 +58,7 @@ fi
 
 # 2. A git tree: base, then the patches with git am. Redone when the
 # patches change, so src/ is always exactly base + contrib/bpftrace.
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 want=$(cat /dev/null $([ "$PATCHES" = none ] || echo $PATCHES) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$OUT/.patches" 2>/dev/null)" != "$want" ]; then
 	rm -rf "$SRC" "$SRC.new"

@@ -298,7 +298,7 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitte
 	echo "kernel: ${kernel:-unknown}"
 	echo "accelerator: $("$S/vm-accel.sh" | tr '[:lower:]' '[:upper:]'), 2 vCPUs (shared host)"
 	echo "host bpftrace: $BT_VERSION (Debian package $(dpkg-query -W -f='${Version}' bpftrace))"
-	[ -z "$BTP" ] || echo "patched bpftrace (./bpftrace-ipc): $("$BTP" --version) ($(ls "$ROOT"/contrib/bpftrace/*.patch | wc -l) patches of contrib/bpftrace on v0.17.0)"
+	[ -z "$BTP" ] || echo "patched bpftrace (./bpftrace-ipc): $("$BTP" --version) ($(find "$ROOT/contrib/bpftrace" -name "*.patch" | wc -l) patches of contrib/bpftrace on v0.17.0)"
 	echo "VM run: ${secs} s, exit status $rc"
 	echo
 	echo "$section"
