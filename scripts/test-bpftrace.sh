@@ -84,26 +84,31 @@ else
 	failed="$failed guest"
 fi
 
-# 4. Runtime tests, patched and stock.
+# 4. Runtime tests, patched and stock. FILE's COUNTS line: ran, passed,
+# failed, skipped.
+runtime_counts() {	# FILE
+	awk '$1 == "COUNTS" { printf "%d ran, %d passed, %d failed, %d skipped", $2, $3, $4, $5 }' "$1" 2>/dev/null
+}
 STOCK=$(command -v bpftrace || true)
 for which in patched stock; do
 	if [ $which = patched ]; then
-		bin=$BT/build/src/bpftrace tests=$BT/build/tests
+		bin=$BT/build/src/bpftrace tests=$BT/build/tests/runtime
 	else
 		[ -n "$STOCK" ] || { echo "test-bpftrace: no Debian bpftrace" >&2; failed="$failed runtime-stock"; continue; }
 		# The runtime tests of 0.17.0 as released.
 		rm -rf "$TMP/stock-tests"
 		mkdir -p "$TMP/stock-tests"
 		git -C "$BT/src" archive v0.17.0 tests/runtime | tar -x -C "$TMP/stock-tests" --strip-components=1
-		bin=$STOCK tests=$TMP/stock-tests
+		bin=$STOCK tests=$TMP/stock-tests/runtime
 	fi
 	echo "test-bpftrace: runtime tests ($FILTER), $which bpftrace"
 	if "$S/bpftrace-runtime.sh" --bpftrace "$bin" --tests "$tests" \
-		--testprogs "$BT/build/tests" --filter "$FILTER" \
+		--testprogs "$BT/build/tests/testprogs" --filter "$FILTER" \
 		--out "$OUT/runtime-$which.txt" > "$OUT/runtime-$which.log" 2>&1; then
-		echo "test-bpftrace: runtime tests, $which: $(grep -cE '^\[ +OK +\]' "$OUT/runtime-$which.txt" || true) passed"
+		echo "test-bpftrace: runtime tests, $which: $(runtime_counts "$OUT/runtime-$which.txt")"
 	else
-		grep -E 'FAILED|^\[ +FAILED' "$OUT/runtime-$which.txt" "$OUT/runtime-$which.log" 2>/dev/null | head -20 || true
+		echo "test-bpftrace: runtime tests, $which: $(runtime_counts "$OUT/runtime-$which.txt")"
+		grep -E '^FAIL ' "$OUT/runtime-$which.txt" 2>/dev/null | head -20 || tail -5 "$OUT/runtime-$which.log"
 		failed="$failed runtime-$which"
 	fi
 done
