@@ -4,6 +4,9 @@
 # selftests runners (test_progs, bench), their .bpf.o files, bpftool and the
 # shared libraries they need. Device nodes come from gen_init_cpio, so no
 # root is needed.
+# VM_EXTRA_FILES="f1 f2": more files (or dirs) for /bpf. VM_EXTRA_ROOT=DIR:
+# a tree copied onto / of the guest (DIR/usr/sbin/x is /usr/sbin/x); its
+# executables and *.so files get their shared libraries too.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,12 +61,22 @@ if [ -f "$MINI/bpf_testmod.ko" ] &&
 fi
 [ -d "$MINI" ] && exec 8>&-
 [ -n "${VM_EXTRA_FILES:-}" ] && cp -r $VM_EXTRA_FILES "$STAGE/bpf/"
+# Over what is there (--remove-destination: never through a busybox link).
+[ -n "${VM_EXTRA_ROOT:-}" ] && cp -a --remove-destination "$VM_EXTRA_ROOT/." "$STAGE/"
 
 # Shared libraries, at their host paths (ld.so included).
+{
 for f in "$STAGE"/bpf/*; do
 	case $f in *.bpf.o) continue ;; esac
 	LD_LIBRARY_PATH=$STAGE/bpf ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true
-done | sort -u | while read -r lib; do
+done
+if [ -n "${VM_EXTRA_ROOT:-}" ]; then
+	(cd "$VM_EXTRA_ROOT" && find . -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) -printf '%P\n') |
+	while read -r f; do
+		LD_LIBRARY_PATH=$STAGE/bpf ldd "$STAGE/$f" 2>/dev/null | grep -oE '/[^ ]+' || true
+	done
+fi
+} | sort -u | while read -r lib; do
 	case $lib in "$STAGE"/*) continue ;; esac
 	mkdir -p "$STAGE$(dirname "$lib")"
 	cp -L "$lib" "$STAGE$lib"
