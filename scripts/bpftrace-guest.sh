@@ -77,13 +77,20 @@ bt_compare() {	# TITLE ID...
 	[ $ok = yes ] || eq_f=NO
 }
 
+# fc-ID-map and fc-ID-cookie: '@[probe] = count()' over the kprobe
+# wildcards of PATTERN (comma-separated), with the map and with cookies,
+# on the workload.
+bt_map_cookie() {	# ID PATTERN
+	local mode
+	for mode in map cookie; do
+		run fc-$1-$mode "$2" "bpftrace+patch @[probe], $mode" err $BT_READY workload_fs -- \
+			env BPFTRACE_MULTI_PROBE_ID=$mode $BTP -e "kprobe:$(echo "$2" | sed 's/,/,kprobe:/g') { @[probe] = count(); }"
+		bt_checks fc-$1-$mode
+	done
+}
+
 eq_f=yes
-run fc-vfs-map 'vfs_*' 'bpftrace+patch @[probe], map' err $BT_READY workload_fs -- \
-	env BPFTRACE_MULTI_PROBE_ID=map $BTP -e 'kprobe:vfs_* { @[probe] = count(); }'
-bt_checks fc-vfs-map
-run fc-vfs-cookie 'vfs_*' 'bpftrace+patch @[probe], cookie' err $BT_READY workload_fs -- \
-	env BPFTRACE_MULTI_PROBE_ID=cookie $BTP -e 'kprobe:vfs_* { @[probe] = count(); }'
-bt_checks fc-vfs-cookie
+bt_map_cookie vfs 'vfs_*'
 bt_compare "'vfs_*'" fc-vfs-map fc-vfs-cookie
 
 # The seed thread's one-liners: no workload of their own, the counts are
@@ -97,12 +104,7 @@ bt_checks f-ksys-map
 
 # Two wildcards of one probe, BIG among them: two kprobe_multi links of
 # one program, one ip_cookie map.
-run fc-big-map "vfs_*,$BIG" 'bpftrace+patch @[probe], map' err $BT_READY workload_fs -- \
-	env BPFTRACE_MULTI_PROBE_ID=map $BTP -e "kprobe:vfs_*,kprobe:$BIG { @[probe] = count(); }"
-bt_checks fc-big-map
-run fc-big-cookie "vfs_*,$BIG" 'bpftrace+patch @[probe], cookie' err $BT_READY workload_fs -- \
-	env BPFTRACE_MULTI_PROBE_ID=cookie $BTP -e "kprobe:vfs_*,kprobe:$BIG { @[probe] = count(); }"
-bt_checks fc-big-cookie
+bt_map_cookie big "vfs_*,$BIG"
 big_funcs=$(grep '^fc-big-map|' $W/rows | cut -d'|' -f4)
 [ "${big_funcs:-0}" -ge 2000 ] || bad "'vfs_*,$BIG': ${big_funcs:-no} functions, want 2,000 or more"
 bt_compare "'vfs_*,$BIG' ($big_funcs functions)" fc-big-map fc-big-cookie
