@@ -9,6 +9,10 @@
 #                                     selftests config, for make test-full)
 #   scripts/build-kernel.sh i386   -> build/kbuild-i386  (configs/cross*.config,
 #   scripts/build-kernel.sh arm64  -> build/kbuild-arm64  for make check)
+#   scripts/build-kernel.sh debug-arm64 -> build/kbuild-debug-arm64 (the debug
+#   scripts/build-kernel.sh debug-s390x    kernel for another architecture:
+#                                     base + debug + configs/arch-<arch>.config,
+#                                     for make test ARCH=<arch>)
 # BUILD=dir puts the source (dir/linux) and the output elsewhere;
 # KTARGETS="..." builds these make targets instead of "all".
 # The config is tinyconfig + configs/base.config [+ configs/debug.config],
@@ -45,18 +49,35 @@ full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
 	rm -f "$CHECK.syms" ;;
 i386)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-i386.config"
 	CHECK=$FRAGS ;;
+debug-arm64|debug-s390x)
+	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
+	FRAGS="$FRAGS $ROOT/configs/arch-${FLAVOR#debug-}.config"
+	# A later fragment's line wins, as in merge_config.sh: check each
+	# symbol's last line only.
+	CHECK=$(mktemp)
+	trap 'rm -f "$CHECK"' EXIT
+	# shellcheck disable=SC2086
+	awk 'match($0, /^CONFIG_[A-Za-z0-9_]+=/) { s = substr($0, 1, RLENGTH - 1) }
+	     /^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
+	     s != "" { if (!(s in v)) o[n++] = s; v[s] = $0; s = "" }
+	     END { for (i = 0; i < n; i++) print v[o[i]] }' $FRAGS > "$CHECK" ;;
 arm64)	FRAGS="$ROOT/configs/cross.config"
 	CHECK=$FRAGS ;;
-*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64)" >&2; exit 1 ;;
+*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64|debug-arm64|debug-s390x)" >&2; exit 1 ;;
 esac
 KARCH=x86_64
 KCC=gcc
 CROSS=()
 case $FLAVOR in
 i386)	KARCH=i386 ;;
-arm64)	KARCH=arm64
+arm64|debug-arm64)
+	KARCH=arm64
 	KCC=aarch64-linux-gnu-gcc
 	CROSS=(CROSS_COMPILE=aarch64-linux-gnu-) ;;
+debug-s390x)
+	KARCH=s390
+	KCC=s390x-linux-gnu-gcc
+	CROSS=(CROSS_COMPILE=s390x-linux-gnu-) ;;
 esac
 read -ra TARGETS <<< "${KTARGETS:-all}"
 
@@ -72,7 +93,7 @@ KMAKE=(make -C "$LINUX" O="$O" ARCH="$KARCH" "${CROSS[@]}" -j"$JOBS"
 # debug: UBSAN's alignment check for the map's file only (configs/debug.config
 # says why not CONFIG_UBSAN_ALIGNMENT); kbuild adds CFLAGS_<stem>.o to that
 # object, and only ip_cookie.o has this stem. A report is a splat.
-if [ "$FLAVOR" = debug ]; then
+if [ "${FLAVOR%%-*}" = debug ]; then
 	KMAKE+=("CFLAGS_ip_cookie.o=-fsanitize=alignment")
 fi
 mkdir -p "$O" "$CCACHE_DIR"

@@ -7,11 +7,30 @@
 # VM_EXTRA_FILES="f1 f2": more files (or dirs) for /bpf. VM_EXTRA_ROOT=DIR:
 # a tree copied onto / of the guest (DIR/usr/sbin/x is /usr/sbin/x); its
 # executables and *.so files get their shared libraries too.
+# VM_ARCH=arm64|s390x: the guest of make test ARCH=<arch>: busybox and the
+# libraries from build/sysroot-<arch> and Debian's cross C library, the
+# runners of bpf-mini-<arch>, and the sample tools of build/samples-<arch>.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
+VM_ARCH=${VM_ARCH:-}
+MINI=$BUILD/linux/tools/testing/selftests/bpf-mini${VM_ARCH:+-$VM_ARCH}
+SAMPLES=$BUILD/samples${VM_ARCH:+-$VM_ARCH}
+BPFTOOL=$BUILD/tools/bpftool/bpftool
+BUSYBOX=/bin/busybox
+case $VM_ARCH in
+"")	;;
+arm64)	triplet=aarch64-linux-gnu ;;
+s390x)	triplet=s390x-linux-gnu ;;
+*)	echo "mkinitramfs: unknown VM_ARCH '$VM_ARCH'" >&2; exit 2 ;;
+esac
+if [ -n "$VM_ARCH" ]; then
+	SR=$BUILD/sysroot-$VM_ARCH
+	BUSYBOX=$SR/bin/busybox
+	BPFTOOL=$MINI/bpftool/bpftool
+	LIBDIRS="$SR/lib/$triplet $SR/usr/lib/$triplet /usr/$triplet/lib"
+fi
 VM=${1:-$BUILD/vm}
 STAGE=$VM/root
 GEN=$BUILD/vm/gen_init_cpio
@@ -24,8 +43,10 @@ fi
 
 rm -rf "$STAGE"
 mkdir -p "$STAGE"/{bin,sbin,bpf,proc,sys,dev,tmp,root,etc,run}
-cp /bin/busybox "$STAGE/bin/busybox"
-for a in $("$STAGE/bin/busybox" --list); do
+cp "$BUSYBOX" "$STAGE/bin/busybox"
+# The applets of the host's busybox: the same Debian package, whatever
+# the architecture (the guest's cannot run here).
+for a in $(/bin/busybox --list); do
 	[ "$a" = busybox ] || ln -sf busybox "$STAGE/bin/$a"
 done
 cp "$ROOT/scripts/guest-init.sh" "$STAGE/init"
@@ -45,9 +66,9 @@ if [ -f "$MINI/.want-progs" ]; then
 		[ -f "$MINI/$p.bpf.o" ] && cp "$MINI/$p.bpf.o" "$STAGE/bpf/"
 	done < "$MINI/.want-progs"
 fi
-[ -x "$BUILD/tools/bpftool/bpftool" ] && cp "$BUILD/tools/bpftool/bpftool" "$STAGE/bpf/"
+[ -x "$BPFTOOL" ] && cp "$BPFTOOL" "$STAGE/bpf/"
 # The sample tools (scripts/build-samples.sh).
-for f in "$BUILD"/samples/ipcookie_*; do
+for f in "$SAMPLES"/ipcookie_*; do
 	case $f in *.o|*.h) continue ;; esac
 	[ -x "$f" ] && cp "$f" "$STAGE/bpf/"
 done
@@ -64,23 +85,56 @@ fi
 # Over what is there (--remove-destination: never through a busybox link).
 [ -n "${VM_EXTRA_ROOT:-}" ] && cp -a --remove-destination "$VM_EXTRA_ROOT/." "$STAGE/"
 
-# Shared libraries, at their host paths (ld.so included).
-{
-for f in "$STAGE"/bpf/*; do
-	case $f in *.bpf.o) continue ;; esac
-	LD_LIBRARY_PATH=$STAGE/bpf ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true
-done
-if [ -n "${VM_EXTRA_ROOT:-}" ]; then
-	(cd "$VM_EXTRA_ROOT" && find . -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) -printf '%P\n') |
-	while read -r f; do
-		LD_LIBRARY_PATH=$STAGE/bpf ldd "$STAGE/$f" 2>/dev/null | grep -oE '/[^ ]+' || true
+# Shared libraries, at their host paths (ld.so included); for another
+# architecture, the DT_NEEDED closure found in LIBDIRS, in the guest's /lib,
+# and its program interpreter at the path the binaries name.
+if [ -n "$VM_ARCH" ]; then
+	mkdir -p "$STAGE/lib"
+	todo=$(find "$STAGE/bpf" -type f ! -name '*.bpf.o' ! -name '*.ko')
+	interp=""
+	while [ -n "$todo" ]; do
+		next=""
+		for f in $todo; do
+			readelf -h "$f" >/dev/null 2>&1 || continue
+			[ -n "$interp" ] || interp=$(readelf -lW "$f" 2>/dev/null |
+				sed -n 's/.*Requesting program interpreter: \([^]]*\)].*/\1/p')
+			for n in $(readelf -dW "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+				if [ -e "$STAGE/lib/$n" ] || [ -e "$STAGE/bpf/$n" ]; then
+					continue
+				fi
+				lib=""
+				for d in $LIBDIRS; do
+					[ -e "$d/$n" ] && { lib=$d/$n; break; }
+				done
+				[ -n "$lib" ] || { echo "mkinitramfs: $n (for $f) not found in $LIBDIRS" >&2; exit 1; }
+				cp -L "$lib" "$STAGE/lib/$n"
+				next="$next $STAGE/lib/$n"
+			done
+		done
+		todo=$next
+	done
+	if [ -n "$interp" ]; then
+		mkdir -p "$STAGE$(dirname "$interp")"
+		cp -L "/usr/$triplet/lib/$(basename "$interp")" "$STAGE$interp"
+	fi
+else
+	{
+	for f in "$STAGE"/bpf/*; do
+		case $f in *.bpf.o) continue ;; esac
+		LD_LIBRARY_PATH=$STAGE/bpf ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true
+	done
+	if [ -n "${VM_EXTRA_ROOT:-}" ]; then
+		(cd "$VM_EXTRA_ROOT" && find . -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) -printf '%P\n') |
+		while read -r f; do
+			LD_LIBRARY_PATH=$STAGE/bpf ldd "$STAGE/$f" 2>/dev/null | grep -oE '/[^ ]+' || true
+		done
+	fi
+	} | sort -u | while read -r lib; do
+		case $lib in "$STAGE"/*) continue ;; esac
+		mkdir -p "$STAGE$(dirname "$lib")"
+		cp -L "$lib" "$STAGE$lib"
 	done
 fi
-} | sort -u | while read -r lib; do
-	case $lib in "$STAGE"/*) continue ;; esac
-	mkdir -p "$STAGE$(dirname "$lib")"
-	cp -L "$lib" "$STAGE$lib"
-done
 
 # gen_init_cpio list: the staging tree plus /dev/console.
 {

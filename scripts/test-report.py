@@ -9,12 +9,16 @@ HARNESS-CMD-BEGIN and HARNESS-CMD-END): test_progs' "#N name:RESULT" and
 after a "HARNESS-RC <runner> <status>" line, the next runner's summary.
 
 usage:
-  test-report.py summary LOG VM_STATUS
+  test-report.py summary LOG VM_STATUS [ARCH LIMITS]
       make test (scripts/test.sh): the skipped tests, the failed tests and
       subtests ("test: failed: ..."), and last "counts PASSED FAILED
-      SKIPPED". A test that is OK with skipped subtests counts as skipped,
-      not passed. VM_STATUS is vm-run's exit status: non-zero without a
-      failed test (a splat, a timeout) counts as one failure more.
+      SKIPPED REFUSED". A test that is OK with skipped subtests counts as
+      skipped, not passed. VM_STATUS is vm-run's exit status: non-zero
+      without a failed test (a splat, a timeout) counts as one failure
+      more. With ARCH and LIMITS (scripts/arch-limits.txt), a skipped
+      subtest that LIMITS lists for ARCH is printed as a documented
+      refusal with its reason, and a test whose skips are all such
+      refusals counts as REFUSED instead of SKIPPED.
   test-report.py compare PRISTINE.log.txt PATCHED.log.txt
       make test-full (scripts/test-full.sh): Markdown, per runner the
       pass/fail/skip counts on each kernel, then every test_progs test
@@ -96,14 +100,46 @@ def parse(path):
     return r
 
 
-def summary(log, vm_status):
+def limits(path, arch):
+    """{test/subtest: reason} that LIMITS documents for ARCH."""
+    reasons, refused = {}, {}
+    with open(path) as f:
+        for line in f:
+            w = line.split(None, 2)
+            if not w or w[0].startswith('#'):
+                continue
+            if w[0] == 'reason':
+                reasons[w[1]] = w[2].strip()
+            elif w[0] == arch:
+                refused[w[2].strip()] = w[1]
+    return {t: reasons[k] for t, k in refused.items()}
+
+
+def summary(log, vm_status, arch=None, limits_file=None):
     r = parse(log)
-    top = r['top'].values()
-    passed = sum(1 for v in top if v == 'OK')
-    skipped = sum(1 for v in top if v in ('SKIP', 'OK+SKIP'))
-    failed = sum(1 for v in top if v == 'FAIL')
+    known = limits(limits_file, arch) if limits_file else {}
+    # Tests whose every skipped subtest is a documented refusal.
+    refusals = {}
+    for s, v in r['sub'].items():
+        if v == 'SKIP':
+            refusals.setdefault(s.split('/', 1)[0], []).append(s)
+    refused_tests = set(t for t, subs in refusals.items()
+                        if all(s in known for s in subs))
+    refused_tests |= set(t for t, v in r['top'].items()
+                         if v == 'SKIP' and t in known and t not in refusals)
+    passed = sum(1 for v in r['top'].values() if v == 'OK')
+    failed = sum(1 for v in r['top'].values() if v == 'FAIL')
+    refused = sum(1 for t, v in r['top'].items()
+                  if v in ('SKIP', 'OK+SKIP') and t in refused_tests)
+    skipped = sum(1 for v in r['top'].values()
+                  if v in ('SKIP', 'OK+SKIP')) - refused
+    for s in sorted(list(r['sub']) + list(r['top'])):
+        if r['sub'].get(s, r['top'].get(s)) == 'SKIP' and s in known:
+            print('test: refused on %s, as documented: %s: %s' % (arch, s, known[s]))
     for line in r['lines']:
         t = TOP.match(line)
+        if t and t.group(2) in refused_tests:
+            continue
         if t and (t.group(3) == 'SKIP' or '(SKIP:' in t.group(4)):
             print('test: skipped (not counted as passed): ' + line)
     # Failed tests and subtests, printed again last: CI keeps the tail.
@@ -118,7 +154,7 @@ def summary(log, vm_status):
         print('test: failed: %s (exit %d: splat, timeout or runner error; '
               "see vm-run's report above)" % (name, vm_status))
         failed = 1
-    print('counts %d %d %d' % (passed, failed, skipped))
+    print('counts %d %d %d %d' % (passed, failed, skipped, refused))
     return 0
 
 
@@ -195,8 +231,8 @@ def compare(pristine, patched):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == 'summary':
-        return summary(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) in (4, 6) and sys.argv[1] == 'summary':
+        return summary(sys.argv[2], int(sys.argv[3]), *sys.argv[4:])
     if len(sys.argv) == 4 and sys.argv[1] == 'compare':
         return compare(sys.argv[2], sys.argv[3])
     print(__doc__, file=sys.stderr)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a kernel in QEMU with the test initramfs and run one command in it.
-#   scripts/vm-run.sh [--kernel debug|base] [--timeout S] -- 'guest command'
+#   scripts/vm-run.sh [--kernel debug|base|debug-arm64|debug-s390x] [--timeout S] -- 'guest command'
 #   scripts/vm-run.sh [--kernel debug|base] --interactive
 # --log FILE: console log (default build/vm/console-<kernel>.log; FILE.txt
 # is the same without CRs and escape codes).
@@ -38,19 +38,40 @@ while [ $# -gt 0 ]; do
 done
 CMD=$*
 
+# The debug kernels of other architectures (make test ARCH=...) run under
+# TCG on QEMU's usual machine for each.
+VM_ARCH=""
+QEMU_SYS=(qemu-system-x86_64)
+CONSOLE=ttyS0,115200
 case $FLAVOR in
 base)	KERNEL=$BUILD/kbuild-base/vmlinux ;;		# PVH entry
 debug|full|kcsan) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
+debug-arm64)
+	VM_ARCH=arm64
+	KERNEL=$BUILD/kbuild-$FLAVOR/arch/arm64/boot/Image
+	# pauth-impdef: QEMU's cheap pointer-authentication algorithm (the
+	# architected one dominates the emulation's time otherwise).
+	QEMU_SYS=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on)
+	CONSOLE=ttyAMA0 ;;
+debug-s390x)
+	VM_ARCH=s390x
+	KERNEL=$BUILD/kbuild-$FLAVOR/arch/s390/boot/bzImage
+	QEMU_SYS=(qemu-system-s390x -machine s390-ccw-virtio -cpu max)
+	CONSOLE=ttysclp0 ;;
 *)	echo "vm-run: unknown kernel '$FLAVOR'" >&2; exit 2 ;;
 esac
 [ -z "$IMAGE" ] || KERNEL=$IMAGE
 [ -f "$KERNEL" ] || { echo "vm-run: no $KERNEL (make kernel / make kernel-debug)" >&2; exit 2; }
 
-ACCEL=$("$ROOT/scripts/vm-accel.sh")
-APPEND="console=ttyS0,115200 panic=-1 log_buf_len=16M"
+if [ -n "$VM_ARCH" ]; then
+	ACCEL=${VM_ACCEL:-tcg}
+else
+	ACCEL=$("$ROOT/scripts/vm-accel.sh")
+fi
+APPEND="console=$CONSOLE panic=-1 log_buf_len=16M"
 # Debug kernel: freed memory is zeroed at once, so a program (whose JITed
 # loads KASAN does not check) reading memory freed too early sees it.
-[ "$FLAVOR" = debug ] && APPEND="$APPEND init_on_free=1"
+[ "${FLAVOR%%-*}" = debug ] && APPEND="$APPEND init_on_free=1"
 ICOUNT=()
 case $ACCEL in
 kvm)	ACCEL_OPT=kvm ;;
@@ -71,7 +92,7 @@ esac
 mkdir -p "$BUILD/vm"
 VM=$(mktemp -d "$BUILD/vm/run.XXXXXX")
 trap 'rm -rf "$VM"' EXIT
-VM_KBUILD=$BUILD/kbuild-$FLAVOR "$ROOT/scripts/mkinitramfs.sh" "$VM" >/dev/null
+VM_KBUILD=$BUILD/kbuild-$FLAVOR VM_ARCH=$VM_ARCH "$ROOT/scripts/mkinitramfs.sh" "$VM" >/dev/null
 GEN=$BUILD/vm/gen_init_cpio
 INITRD=$VM/run.cpio
 if [ $INTERACTIVE = 1 ]; then
@@ -85,7 +106,8 @@ else
 	APPEND="$APPEND loglevel=${VM_LOGLEVEL:-4}"
 fi
 
-QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" "${ICOUNT[@]}" -cpu max -smp 2 -m 4G
+[ -n "$VM_ARCH" ] || QEMU_SYS+=(-cpu max)
+QEMU=("${QEMU_SYS[@]}" -accel "$ACCEL_OPT" "${ICOUNT[@]}" -smp 2 -m 4G
 	-nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD"
 	-append "$APPEND")
 

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <test_progs.h>
 #include "trace_helpers.h"
+#include "ip_cookie_helpers.h"
 #include <grp.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -30,19 +31,23 @@
 #define MIN_FUNCS	1000
 #define TIMEOUT_MS	60000	/* for one step of a tool */
 
-/* __x64_sys_* and acpi_* make it more than MIN_FUNCS functions, few of
- * them called while the test runs.
+/* The syscalls and acpi_* (x86-64) or pci_* make it more than MIN_FUNCS
+ * functions, few of them called while the test runs.
  */
-#define PATTERNS	"__x64_sys_*", "*getpgid*", "*nanosleep*", "acpi_*"
+#if defined(__x86_64__)
+#define PATTERNS	IPC_SYS "*", "*getpgid*", "*nanosleep*", "acpi_*"
+#else
+#define PATTERNS	IPC_SYS "*", "*getpgid*", "*nanosleep*", "pci_*"
+#endif
 
 /* Functions the workload calls a known number of times. */
 static const struct {
 	const char *name;
 	int calls;
 } known[] = {
-	{ "__x64_sys_getpgid", CALLS },
+	{ IPC_SYS "getpgid", CALLS },
 	{ "security_task_getpgid", CALLS },
-	{ "__x64_sys_clock_nanosleep", SLEEPS },
+	{ IPC_SYS "clock_nanosleep", SLEEPS },
 	{ "hrtimer_nanosleep", SLEEPS },
 	{ "do_nanosleep", SLEEPS },
 };
@@ -348,7 +353,7 @@ static void test_funccount_interval(void)
 {
 	const char *const argv[] = { FUNCCOUNT, "-i", "1", PATTERNS, NULL };
 	const char *const dur[] = { FUNCCOUNT, "-d", "1", "-n", "1",
-				    "__x64_sys_*", NULL };
+				    IPC_SYS "*", NULL };
 	struct tool t;
 
 	if (!have(FUNCCOUNT) || tool_start(&t, argv, 0))
@@ -362,7 +367,7 @@ static void test_funccount_interval(void)
 	workload(SLEEP_US);
 	ASSERT_EQ(tool_end(&t, SIGINT), 0, "exit status");
 	ASSERT_GE(nr_intervals(t.out), 2, "intervals");
-	ASSERT_EQ(fc_count(t.out, "__x64_sys_getpgid"), 2 * CALLS, "getpgid");
+	ASSERT_EQ(fc_count(t.out, IPC_SYS "getpgid"), 2 * CALLS, "getpgid");
 	ASSERT_EQ(fc_count(t.out, "do_nanosleep"), 2 * SLEEPS, "nanosleep");
 	tool_free(&t);
 
@@ -389,7 +394,7 @@ static void test_funclatency(void)
 	ASSERT_OK_PTR(strstr(t.out, "usecs               : count    distribution"),
 		      "header");
 
-	if (ASSERT_OK(fl_hist(t.out, "__x64_sys_getpgid", 0, &h), "getpgid")) {
+	if (ASSERT_OK(fl_hist(t.out, IPC_SYS "getpgid", 0, &h), "getpgid")) {
 		ASSERT_EQ(h.count, CALLS, "getpgid count");
 		ASSERT_EQ(h.rows, CALLS, "getpgid rows");
 	}
@@ -614,26 +619,27 @@ out:
 
 static void test_sigterm(void)
 {
-	sigterm_of(FUNCCOUNT, "count_by_ip", " 1 __x64_sys_getpgid\n");
-	sigterm_of(FUNCLATENCY, "time_by_ip", "Function = __x64_sys_getpgid\n");
+	sigterm_of(FUNCCOUNT, "count_by_ip", " 1 " IPC_SYS "getpgid\n");
+	sigterm_of(FUNCLATENCY, "time_by_ip", "Function = " IPC_SYS "getpgid\n");
 }
 
+/* Both tools trace with kprobe.multi or kprobe.session links. */
 void test_ip_cookie_tools(void)
 {
-	if (test__start_subtest("funccount_map"))
+	if (test__start_subtest("funccount_map") && have_kprobe_multi())
 		test_funccount_map();
-	if (test__start_subtest("funccount_cookie"))
+	if (test__start_subtest("funccount_cookie") && have_kprobe_multi())
 		test_funccount_cookie();
-	if (test__start_subtest("funccount_interval"))
+	if (test__start_subtest("funccount_interval") && have_kprobe_multi())
 		test_funccount_interval();
-	if (test__start_subtest("funclatency"))
+	if (test__start_subtest("funclatency") && have_kprobe_multi())
 		test_funclatency();
-	if (test__start_subtest("module"))
+	if (test__start_subtest("module") && have_kprobe_multi())
 		test_module();
-	if (test__start_subtest("duplicates"))
+	if (test__start_subtest("duplicates") && have_kprobe_multi())
 		test_duplicates();
-	if (test__start_subtest("errors"))
+	if (test__start_subtest("errors") && have_kprobe_multi())
 		test_errors();
-	if (test__start_subtest("sigterm"))
+	if (test__start_subtest("sigterm") && have_kprobe_multi())
 		test_sigterm();
 }

@@ -52,10 +52,24 @@ extern void *__ksym __weak bpf_ip_cookie_lookup(void *map, __u64 ip);
 extern char CONFIG_FAILSLAB __kconfig __weak;
 extern char CONFIG_FAIL_PAGE_ALLOC __kconfig __weak;
 extern char CONFIG_X86_KERNEL_IBT __kconfig __weak;
+extern char CONFIG_FPROBE __kconfig __weak;
 #endif
 
 #ifndef __bpf__
 #include <stdio.h>
+
+/* The prefix of the syscall wrappers' names (bpf_misc.h's SYS_PREFIX for
+ * the programs).
+ */
+#if defined(__x86_64__)
+#define IPC_SYS		"__x64_sys_"
+#elif defined(__aarch64__)
+#define IPC_SYS		"__arm64_sys_"
+#elif defined(__s390x__)
+#define IPC_SYS		"__s390x_sys_"
+#else
+#define IPC_SYS		"sys_"
+#endif
 
 /* map_mem_usage() of the map @fd as the kernel reports it in fdinfo
  * ("memlock"), -1 if unknown.

@@ -454,6 +454,49 @@ static inline struct ip_cookie_kconfig__kconfig kernel_config(void)
 	return cfg;
 }
 
+/* kprobe.multi, kretprobe.multi and kprobe.session links run on fprobe,
+ * which 6.12 builds only where ftrace passes the full registers
+ * (DYNAMIC_FTRACE_WITH_REGS: x86 and s390, not arm64); without
+ * CONFIG_FPROBE the kernel refuses the link with EOPNOTSUPP. A subtest
+ * that needs such a link asks here first: a link of a program of its own
+ * on bpf_fentry_test1 must work where the kernel has fprobe, and be
+ * refused with EOPNOTSUPP where it has not; then the subtest is skipped,
+ * which make test reports as the refusal scripts/arch-limits.txt
+ * documents for that architecture.
+ */
+static inline bool have_kprobe_multi(void)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, popts,
+		    .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	const char *sym = "bpf_fentry_test1";
+	bool fprobe = kernel_config().CONFIG_FPROBE == 'y';
+	int prog_fd, link_fd;
+
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ipc_kmulti", "GPL",
+				insns, ARRAY_SIZE(insns), &popts);
+	if (!ASSERT_OK_FD(prog_fd, "kprobe_multi_prog"))
+		return false;
+	lopts.kprobe_multi.syms = &sym;
+	lopts.kprobe_multi.cnt = 1;
+	link_fd = bpf_link_create(prog_fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
+	close(prog_fd);
+	if (link_fd >= 0)
+		close(link_fd);
+	if (fprobe)
+		return ASSERT_OK_FD(link_fd, "kprobe_multi_link");
+	if (ASSERT_EQ(link_fd, -EOPNOTSUPP, "kprobe_multi_refused")) {
+		printf("%s: kprobe.multi refused (no CONFIG_FPROBE): skipped\n",
+		       __func__);
+		test__skip();
+	}
+	return false;
+}
+
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
 

@@ -503,7 +503,7 @@ out_fd:
 
 void test_ip_cookie_progs(void)
 {
-	if (test__start_subtest("kprobe_multi"))
+	if (test__start_subtest("kprobe_multi") && have_kprobe_multi())
 		run_attach_test(subtest_kprobe_multi);
 	if (test__start_subtest("kprobe"))
 		run_attach_test(subtest_kprobe);
@@ -517,7 +517,7 @@ void test_ip_cookie_progs(void)
 		run_attach_test(subtest_perf_event);
 	if (test__start_subtest("perf_event_nmi"))
 		run_attach_test(subtest_perf_event_nmi);
-	if (test__start_subtest("inner_map"))
+	if (test__start_subtest("inner_map") && have_kprobe_multi())
 		test_inner_map();
 	if (test__start_subtest("spectre_v1"))
 		test_spectre_v1();

@@ -14,5 +14,6 @@ char _license[] SEC("license") = "GPL";
 SEC("syscall")
 int kconfig_used(void *ctx)
 {
-	return CONFIG_FAILSLAB + CONFIG_FAIL_PAGE_ALLOC + CONFIG_X86_KERNEL_IBT;
+	return CONFIG_FAILSLAB + CONFIG_FAIL_PAGE_ALLOC + CONFIG_X86_KERNEL_IBT +
+	       CONFIG_FPROBE;
 }

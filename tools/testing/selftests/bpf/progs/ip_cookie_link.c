@@ -5,6 +5,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "bpf_misc.h"
 #include "../ip_cookie_common.h"
 
 char _license[] SEC("license") = "GPL";
@@ -117,7 +118,7 @@ __u32 uaf_started;
 __u32 uaf_spin;
 
 /* Sleepable: blocks in a page fault on uaf_uaddr, then reads its link. */
-SEC("fentry.s/__x64_sys_getpgid")
+SEC("fentry.s/" SYS_PREFIX "sys_getpgid")
 int BPF_PROG(uaf_sleepable)
 {
 	char buf[8];
@@ -131,8 +132,8 @@ int BPF_PROG(uaf_sleepable)
 	return 0;
 }
 
-/* Keeps the trampoline of __x64_sys_getpgid in place. */
-SEC("fentry/__x64_sys_getpgid")
+/* Keeps the trampoline of the getpgid syscall in place. */
+SEC("fentry/" SYS_PREFIX "sys_getpgid")
 int BPF_PROG(uaf_keeper)
 {
 	return 0;
@@ -144,7 +145,7 @@ static int spin(__u32 i, void *ctx)
 }
 
 /* Not sleepable: runs a while before it reads its link. */
-SEC("fentry/__x64_sys_getpgid")
+SEC("fentry/" SYS_PREFIX "sys_getpgid")
 int BPF_PROG(uaf_loop)
 {
 	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
@@ -159,7 +160,7 @@ int BPF_PROG(uaf_loop)
 /* Sleepable: blocks in a page fault on uaf_uaddr, ahead of uaf_behind
  * (attached after it, so it runs first), without reading its link.
  */
-SEC("fentry.s/__x64_sys_getpgid")
+SEC("fentry.s/" SYS_PREFIX "sys_getpgid")
 int BPF_PROG(uaf_blocker)
 {
 	char buf[8];
@@ -172,7 +173,7 @@ int BPF_PROG(uaf_blocker)
 }
 
 /* Not sleepable: reads its link after uaf_blocker returns. */
-SEC("fentry/__x64_sys_getpgid")
+SEC("fentry/" SYS_PREFIX "sys_getpgid")
 int BPF_PROG(uaf_behind)
 {
 	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)
@@ -183,7 +184,7 @@ int BPF_PROG(uaf_behind)
 }
 
 /* The same as fmod_ret, which runs after the fentry programs. */
-SEC("fmod_ret/__x64_sys_getpgid")
+SEC("fmod_ret/" SYS_PREFIX "sys_getpgid")
 int BPF_PROG(uaf_behind_fmod_ret, struct pt_regs *regs)
 {
 	if (bpf_get_current_pid_tgid() >> 32 != uaf_pid)

@@ -38,7 +38,11 @@ int link_id_kprobe_multi(void *ctx)
 
 __u32 link_id;
 
+/* Only the x86-64 JIT stores the link ID in its trampolines (elsewhere
+ * ip_cookie_link checks the refusal).
+ */
 SEC("fentry/bpf_fentry_test1")
+__arch_x86_64
 __success
 int link_id_fentry(void *ctx)
 {

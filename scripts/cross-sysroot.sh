@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The target libraries and busybox of another architecture, for make test
+# ARCH=<arch>: Debian's packages of that architecture, downloaded and
+# unpacked into build/sysroot-<arch> (not installed: the host's dpkg
+# database keeps one architecture's view, and foreign "Multi-Arch: same"
+# packages would have to match the host's versions exactly). The C library
+# comes from Debian's cross packages (libc6-dev-<arch>-cross, installed by
+# scripts/install-deps.sh) under /usr/<triplet>.
+#   scripts/cross-sysroot.sh arm64|s390x
+# Prints the sysroot's path last.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+ARCH=${1:?usage: cross-sysroot.sh arm64|s390x}
+case $ARCH in
+arm64|s390x) ;;
+*) echo "cross-sysroot: unknown architecture '$ARCH' (arm64|s390x)" >&2; exit 2 ;;
+esac
+SR=$BUILD/sysroot-$ARCH
+# What test_progs, bpftool and the guest's /init need: libelf (and its
+# zlib and zstd), and a static busybox.
+PKGS="libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 busybox-static"
+
+if [ -f "$SR/.done" ] && [ "$(cat "$SR/.done")" = "$PKGS" ]; then
+	echo "$SR"
+	exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo -n"
+if ! dpkg --print-foreign-architectures | grep -qx "$ARCH"; then
+	echo "cross-sysroot: adding the $ARCH package lists to apt" >&2
+	$SUDO dpkg --add-architecture "$ARCH"
+	$SUDO apt-get update -q >&2
+fi
+
+rm -rf "$SR" "$SR.debs"
+mkdir -p "$SR.debs"
+args=()
+for p in $PKGS; do args+=("$p:$ARCH"); done
+# apt's sandbox user cannot write to build/: fetch in a world-writable
+# temporary directory.
+tmp=$(mktemp -d)
+chmod 777 "$tmp"
+(cd "$tmp" && apt-get download -q "${args[@]}" >&2)
+mv "$tmp"/*.deb "$SR.debs/"
+rmdir "$tmp"
+for d in "$SR.debs"/*.deb; do
+	dpkg-deb -x "$d" "$SR"
+done
+# The -dev packages' .so links are absolute (/lib/...): make them relative
+# to the sysroot so that the linker finds the sysroot's libraries.
+find "$SR" -type l -lname '/*' | while read -r l; do
+	ln -sfn "$SR$(readlink "$l")" "$l"
+done
+echo "$PKGS" > "$SR/.done"
+echo "$SR"
