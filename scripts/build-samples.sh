@@ -5,8 +5,8 @@
 # BPF object with clang-19, skeleton with our bpftool, user part and
 # ipcookie_common.c linked statically with our libbpf.
 # TEST_ARCH=arm64|s390x: for that architecture, into build/samples-<arch>,
-# with the cross compiler, the libbpf that scripts/build-selftests.sh built
-# for it and the libraries of build/sysroot-<arch> (build-selftests first).
+# with the cross compiler of build/sysroot-<arch>, the libbpf that scripts/build-selftests.sh built
+# for it (build-selftests first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,28 +20,24 @@ TARGET=x86
 OUT=$BUILD/samples
 INC=$TOOLS/libbpf/usr/include
 LIBBPF=$TOOLS/libbpf/libbpf.a
-LDFLAGS=()
 if [ -n "$TEST_ARCH" ]; then
 	case $TEST_ARCH in
 	arm64)	triplet=aarch64-linux-gnu; TARGET=arm64 ;;
 	s390x)	triplet=s390x-linux-gnu; TARGET=s390 ;;
 	*)	echo "build-samples: unknown TEST_ARCH '$TEST_ARCH'" >&2; exit 2 ;;
 	esac
-	CC=$triplet-gcc
+	CC=$BUILD/sysroot-$TEST_ARCH/toolchain/$triplet-gcc
 	OUT=$BUILD/samples-$TEST_ARCH
 	MINI=$LINUX/tools/testing/selftests/bpf-mini-$TEST_ARCH
 	INC=$MINI/tools/include
 	LIBBPF=$MINI/tools/build/libbpf/libbpf.a
-	SR=$BUILD/sysroot-$TEST_ARCH
-	LDFLAGS=(-I"$SR/usr/include" -L"$SR/usr/lib/$triplet" -L"$SR/lib/$triplet"
-		-Wl,-rpath-link,"$SR/usr/lib/$triplet:$SR/lib/$triplet")
 	[ -f "$LIBBPF" ] || { echo "build-samples: no $LIBBPF (scripts/build-selftests.sh with TEST_ARCH=$TEST_ARCH)" >&2; exit 1; }
 fi
 CFLAGS=(-O2 -g -Wall -Werror -I"$OUT" -I"$SRC" -I"$INC"
 	-I"$LINUX/tools/include/uapi")
 
 mkdir -p "$OUT"
-$CC "${CFLAGS[@]}" "${LDFLAGS[@]}" -c "$SRC/ipcookie_common.c" -o "$OUT/ipcookie_common.o"
+$CC "${CFLAGS[@]}" -c "$SRC/ipcookie_common.c" -o "$OUT/ipcookie_common.o"
 for bpf in "$SRC"/*.bpf.c; do
 	name=$(basename "$bpf" .bpf.c)
 	echo "build-samples: $name${TEST_ARCH:+ ($TEST_ARCH)}"
@@ -50,6 +46,6 @@ for bpf in "$SRC"/*.bpf.c; do
 		-c "$bpf" -o "$OUT/$name.bpf.o"
 	"$TOOLS/bpftool/bpftool" gen skeleton "$OUT/$name.bpf.o" \
 		name "$name" > "$OUT/$name.skel.h"
-	$CC "${CFLAGS[@]}" "${LDFLAGS[@]}" "$SRC/$name.c" "$OUT/ipcookie_common.o" \
+	$CC "${CFLAGS[@]}" "$SRC/$name.c" "$OUT/ipcookie_common.o" \
 		"$LIBBPF" -lelf -lz -lzstd -o "$OUT/$name"
 done

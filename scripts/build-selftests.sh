@@ -12,8 +12,9 @@
 #                         the tests series/manifest keeps out of the series)
 #   TEST_ARCH=arm64|s390x cross-build for that architecture's debug kernel
 #                         (build/kbuild-debug-<arch>) into bpf-mini-<arch>,
-#                         with the libraries of build/sysroot-<arch>; also
-#                         builds bpftool for it (bpf-mini-<arch>/bpftool/)
+#                         with the libraries of build/sysroot-<arch> (and,
+#                         as upstream's Makefile does when cross-building,
+#                         bpftool for the target: tools/sbin/bpftool)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,12 +31,11 @@ if [ -n "$TEST_ARCH" ]; then
 	s390x)	triplet=s390x-linux-gnu; karch=s390 ;;
 	*)	echo "build-selftests: unknown TEST_ARCH '$TEST_ARCH'" >&2; exit 2 ;;
 	esac
+	# Its gcc finds the target's libelf, zlib and zstd; SAN_* tell clang,
+	# which links urandom_read and its library.
 	SR=$("$ROOT/scripts/cross-sysroot.sh" "$TEST_ARCH" | tail -1)
-	# The sysroot's libelf, zlib and zstd for everything built for the
-	# target (SAN_* are the hooks the selftests Makefile passes on to
-	# test_progs, the helper binaries and libbpf).
 	libs="$SR/usr/lib/$triplet:$SR/lib/$triplet"
-	CROSS=(ARCH="$karch" CROSS_COMPILE="$triplet-"
+	CROSS=(ARCH="$karch" CROSS_COMPILE="$SR/toolchain/$triplet-"
 		SAN_CFLAGS="-I$SR/usr/include"
 		SAN_LDFLAGS="-L$SR/usr/lib/$triplet -L$SR/lib/$triplet -Wl,-rpath-link,$libs")
 else
@@ -193,15 +193,6 @@ mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG=clang-19 LLC=llc-19
 	LLVM_STRIP=llvm-strip-19 VMLINUX_BTF="$VMLINUX_BTF"
 	TRUNNER_EXTRA_FILES="$extra" "${CROSS[@]}")
 "${mk[@]}" "${goals[@]}"
-# bpftool for the guest (native runs use build/tools' bpftool).
-if [ -n "$TEST_ARCH" ]; then
-	mkdir -p "$MINI/bpftool"
-	make -s -C "$LINUX/tools/bpf/bpftool" -j"$JOBS" OUTPUT="$MINI/bpftool/" \
-		CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19 \
-		ARCH="$karch" CROSS_COMPILE="$triplet-" \
-		EXTRA_CFLAGS="-I$SR/usr/include" \
-		EXTRA_LDFLAGS="-L$SR/usr/lib/$triplet -L$SR/lib/$triplet -Wl,-rpath-link,$libs" >/dev/null
-fi
 [ -f "$MINI/bpf_testmod.ko" ] && echo "$KBUILD" > "$MINI/bpf_testmod.kdir"
 cp "$MINI/.want-tests" "$MINI/.built-tests"
 echo "build-selftests: done: ${goals[*]}"

@@ -7,6 +7,9 @@
 # packages would have to match the host's versions exactly). The C library
 # comes from Debian's cross packages (libc6-dev-<arch>-cross, installed by
 # scripts/install-deps.sh) under /usr/<triplet>.
+# The compiler driver of build/sysroot-<arch>/toolchain (CROSS_COMPILE=
+# that dir/<triplet>-) is Debian's cross gcc with the sysroot's headers
+# and libraries added; the other tools of that prefix are Debian's.
 #   scripts/cross-sysroot.sh arm64|s390x
 # Prints the sysroot's path last.
 set -euo pipefail
@@ -19,6 +22,10 @@ arm64|s390x) ;;
 *) echo "cross-sysroot: unknown architecture '$ARCH' (arm64|s390x)" >&2; exit 2 ;;
 esac
 SR=$BUILD/sysroot-$ARCH
+case $ARCH in
+arm64)	triplet=aarch64-linux-gnu ;;
+s390x)	triplet=s390x-linux-gnu ;;
+esac
 # What test_progs, bpftool and the guest's /init need: libelf (and its
 # zlib and zstd), and a static busybox.
 PKGS="libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 busybox-static"
@@ -55,5 +62,19 @@ done
 find "$SR" -type l -lname '/*' | while read -r l; do
 	ln -sfn "$SR$(readlink "$l")" "$l"
 done
+# The toolchain: every Debian tool of the prefix, and gcc with the
+# sysroot (gcc ignores the linker options when it only compiles).
+TC=$SR/toolchain
+mkdir -p "$TC"
+for t in /usr/bin/"$triplet"-*; do
+	ln -sfn "$t" "$TC/$(basename "$t")"
+done
+rm -f "$TC/$triplet-gcc"
+libs="$SR/usr/lib/$triplet:$SR/lib/$triplet"
+cat > "$TC/$triplet-gcc" <<EOT
+#!/bin/sh
+exec /usr/bin/$triplet-gcc "\$@" -I$SR/usr/include -L$SR/usr/lib/$triplet -L$SR/lib/$triplet -Wl,-rpath-link,$libs
+EOT
+chmod 755 "$TC/$triplet-gcc"
 echo "$PKGS" > "$SR/.done"
 echo "$SR"

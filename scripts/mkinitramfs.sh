@@ -28,7 +28,7 @@ esac
 if [ -n "$VM_ARCH" ]; then
 	SR=$BUILD/sysroot-$VM_ARCH
 	BUSYBOX=$SR/bin/busybox
-	BPFTOOL=$MINI/bpftool/bpftool
+	BPFTOOL=$MINI/tools/sbin/bpftool
 	LIBDIRS="$SR/lib/$triplet $SR/usr/lib/$triplet /usr/$triplet/lib"
 fi
 VM=${1:-$BUILD/vm}

@@ -497,6 +497,41 @@ static inline bool have_kprobe_multi(void)
 	return false;
 }
 
+/* fentry, fexit and fmod_ret programs may call bpf_get_attach_link_id()
+ * only where the JIT stores the link ID in the trampoline
+ * (bpf_jit_supports_link_id()): x86-64 in this series.
+ */
+#if defined(__x86_64__)
+#define TRAMP_LINK_ID	true
+#else
+#define TRAMP_LINK_ID	false
+#endif
+
+/* A subtest of trampoline programs that call bpf_get_attach_link_id()
+ * asks here first, with one such program @prog of @obj (opened, not
+ * loaded; the caller destroys it): where the JIT does not store the ID,
+ * the program alone must be refused at load with EACCES, and then the
+ * subtest is skipped, a refusal that scripts/arch-limits.txt documents.
+ */
+static inline bool have_tramp_link_id(struct bpf_object *obj,
+				      struct bpf_program *prog)
+{
+	struct bpf_program *p;
+	int err;
+
+	if (TRAMP_LINK_ID)
+		return true;
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, p == prog);
+	err = bpf_object__load(obj);
+	if (ASSERT_EQ(err, -EACCES, "trampoline_link_id_refused")) {
+		printf("%s: %s refused without JIT support: skipped\n",
+		       __func__, bpf_program__name(prog));
+		test__skip();
+	}
+	return false;
+}
+
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
 

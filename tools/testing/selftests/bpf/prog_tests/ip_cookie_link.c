@@ -41,16 +41,6 @@ static void check_hits(struct ip_cookie_link *skel, const __u64 *want,
 			printf("%s: value %d\n", name, i);
 }
 
-/* fentry, fexit and fmod_ret programs may call bpf_get_attach_link_id()
- * only where the JIT stores the link ID in the trampoline
- * (bpf_jit_supports_link_id()): x86-64 in this series.
- */
-#if defined(__x86_64__)
-#define TRAMP_LINK_ID	true
-#else
-#define TRAMP_LINK_ID	false
-#endif
-
 /* The skeleton, opened; where trampolines have no link ID, without its
  * trampoline programs, which the verifier would refuse.
  */
@@ -79,31 +69,20 @@ static struct ip_cookie_link *link_skel_load(void)
 	return skel;
 }
 
-/* A subtest of trampoline programs that call bpf_get_attach_link_id()
- * asks here first: where the JIT does not store the ID, such a program
- * must be refused at load with EACCES; then the subtest is skipped, a
- * refusal that scripts/arch-limits.txt documents.
- */
-static bool have_tramp_link_id(void)
+/* Where trampolines have no link ID, checks that link_fentry_a is refused. */
+static bool tramp_link_id(void)
 {
 	struct ip_cookie_link *skel;
-	struct bpf_program *p;
-	int err;
+	bool ok;
 
 	if (TRAMP_LINK_ID)
 		return true;
 	skel = ip_cookie_link__open();
 	if (!ASSERT_OK_PTR(skel, "skel_open"))
 		return false;
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == skel->progs.link_fentry_a);
-	err = ip_cookie_link__load(skel);
+	ok = have_tramp_link_id(skel->obj, skel->progs.link_fentry_a);
 	ip_cookie_link__destroy(skel);
-	if (ASSERT_EQ(err, -EACCES, "trampoline_link_id_refused")) {
-		printf("%s: refused without JIT support: skipped\n", __func__);
-		test__skip();
-	}
-	return false;
+	return ok;
 }
 
 /* The skeleton, loaded, counting hits of this process; @ips gets the
@@ -880,15 +859,15 @@ void test_ip_cookie_link(void)
 		test_kprobe_multi();
 	if (test__start_subtest("kretprobe_multi") && have_kprobe_multi())
 		test_kretprobe_multi();
-	if (test__start_subtest("trampoline") && have_tramp_link_id())
+	if (test__start_subtest("trampoline") && tramp_link_id())
 		test_trampoline();
 	if (test__start_subtest("uprobe_multi"))
 		test_uprobe_multi();
-	if (test__start_subtest("uaf_sleepable") && have_tramp_link_id())
+	if (test__start_subtest("uaf_sleepable") && tramp_link_id())
 		test_uaf_sleepable();
-	if (test__start_subtest("uaf_loop") && have_tramp_link_id())
+	if (test__start_subtest("uaf_loop") && tramp_link_id())
 		test_uaf_loop();
-	if (test__start_subtest("uaf_behind_sleepable") && have_tramp_link_id())
+	if (test__start_subtest("uaf_behind_sleepable") && tramp_link_id())
 		test_uaf_behind_sleepable();
 	if (test__start_subtest("perf_attach") && have_kprobe_multi())
 		test_perf_attach();
@@ -896,10 +875,10 @@ void test_ip_cookie_link(void)
 		test_tail_call();
 	if (test__start_subtest("link_id_reuse") && have_kprobe_multi())
 		test_link_id_reuse();
-	if (test__start_subtest("store_only_when_used") && have_tramp_link_id())
+	if (test__start_subtest("store_only_when_used") && tramp_link_id())
 		test_store_only_when_used();
 	if (test__start_subtest("link_id_per_attach_type") &&
-	    have_kprobe_multi() && have_tramp_link_id())
+	    have_kprobe_multi() && tramp_link_id())
 		test_link_id_per_attach_type();
 	if (test__start_subtest("ext_refused"))
 		test_ext_refused();

@@ -96,9 +96,18 @@ static void subtest_kprobe(struct ip_cookie *skel, const __u64 *ips)
 	opts.retprobe = true;
 	l2 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kretprobe,
 					     "bpf_fentry_test1", &opts);
-	/* Past the 5-byte __fentry__ call (and the 4-byte endbr64 of IBT). */
+	/* Past the ftrace call site: the 5-byte __fentry__ call (and the
+	 * 4-byte endbr64 of IBT) on x86-64, the two patchable NOPs on arm64,
+	 * the 6-byte brcl on s390x.
+	 */
 	opts.retprobe = false;
+#if defined(__aarch64__)
+	opts.offset = 8;
+#elif defined(__s390x__)
+	opts.offset = 6;
+#else
 	opts.offset = kernel_config().CONFIG_X86_KERNEL_IBT == 'y' ? 9 : 5;
+#endif
 	l3 = bpf_program__attach_kprobe_opts(skel->progs.ipc_kprobe_offset,
 					     "bpf_fentry_test1", &opts);
 	if (ASSERT_OK_PTR(l1, "attach_kprobe") &&

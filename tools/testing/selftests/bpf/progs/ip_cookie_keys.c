@@ -139,7 +139,9 @@ int kprobe_single(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Calls bpf_fentry_test1..9 when test-run; never attached. */
+/* Calls bpf_fentry_test1..9 when test-run; attached only by
+ * ip_cookie_keys_hidden, for a trampoline link that calls no kfunc.
+ */
 SEC("fentry/bpf_modify_return_test")
 int BPF_PROG(trigger)
 {
