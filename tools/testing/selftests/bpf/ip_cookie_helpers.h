@@ -532,6 +532,22 @@ static inline bool have_tramp_link_id(struct bpf_object *obj,
 	return false;
 }
 
+/* have_tramp_link_id() on @prog of a fresh skeleton @skel (the skeleton's
+ * name): true where trampolines have the link ID, else the refusal checked.
+ */
+#define TRAMP_LINK_ID_OR_REFUSED(skel, prog) ({				\
+	struct skel *___s;						\
+	bool ___ok = true;						\
+									\
+	if (!TRAMP_LINK_ID) {						\
+		___s = skel##__open();					\
+		___ok = ASSERT_OK_PTR(___s, "skel_open") &&		\
+			have_tramp_link_id(___s->obj, ___s->progs.prog);\
+		skel##__destroy(___s);					\
+	}								\
+	___ok;								\
+})
+
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
 

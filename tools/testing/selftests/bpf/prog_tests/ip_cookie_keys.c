@@ -667,26 +667,16 @@ out:
 	free_kallsyms_local(t);
 }
 
+/* Where trampolines have no link ID, checks that fentry_link is refused. */
+static bool tramp_link_id(void)
+{
+	return TRAMP_LINK_ID_OR_REFUSED(ip_cookie_keys, fentry_link);
+}
+
 /* fentry and fexit on one function: one {ip, link_id} key per link, the
  * function's address and the link's ID, and each program finds its link's
  * value.
  */
-/* Where trampolines have no link ID, checks that fentry_link is refused. */
-static bool tramp_link_id(void)
-{
-	struct ip_cookie_keys *skel;
-	bool ok;
-
-	if (TRAMP_LINK_ID)
-		return true;
-	skel = ip_cookie_keys__open();
-	if (!ASSERT_OK_PTR(skel, "skel_open"))
-		return false;
-	ok = have_tramp_link_id(skel->obj, skel->progs.fentry_link);
-	ip_cookie_keys__destroy(skel);
-	return ok;
-}
-
 static void test_fentry(void)
 {
 	struct bpf_ip_cookie_key wide[2], room[2];

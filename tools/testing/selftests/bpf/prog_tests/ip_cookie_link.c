@@ -72,17 +72,7 @@ static struct ip_cookie_link *link_skel_load(void)
 /* Where trampolines have no link ID, checks that link_fentry_a is refused. */
 static bool tramp_link_id(void)
 {
-	struct ip_cookie_link *skel;
-	bool ok;
-
-	if (TRAMP_LINK_ID)
-		return true;
-	skel = ip_cookie_link__open();
-	if (!ASSERT_OK_PTR(skel, "skel_open"))
-		return false;
-	ok = have_tramp_link_id(skel->obj, skel->progs.link_fentry_a);
-	ip_cookie_link__destroy(skel);
-	return ok;
+	return TRAMP_LINK_ID_OR_REFUSED(ip_cookie_link, link_fentry_a);
 }
 
 /* The skeleton, loaded, counting hits of this process; @ips gets the

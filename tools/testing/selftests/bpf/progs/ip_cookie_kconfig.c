@@ -15,5 +15,5 @@ SEC("syscall")
 int kconfig_used(void *ctx)
 {
 	return CONFIG_FAILSLAB + CONFIG_FAIL_PAGE_ALLOC + CONFIG_X86_KERNEL_IBT +
-	       CONFIG_FPROBE;
+	       CONFIG_FPROBE + CONFIG_SOFTLOCKUP_DETECTOR;
 }
