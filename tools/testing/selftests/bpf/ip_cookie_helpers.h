@@ -532,21 +532,27 @@ static inline bool have_tramp_link_id(struct bpf_object *obj,
 	return false;
 }
 
-/* have_tramp_link_id() on @prog of a fresh skeleton @skel (the skeleton's
- * name): true where trampolines have the link ID, else the refusal checked.
+/* have_tramp_link_id() on program @name of a fresh object made from a
+ * skeleton's ELF bytes (<skeleton>__elf_bytes()): true where trampolines
+ * have the link ID, else the refusal checked.
  */
-#define TRAMP_LINK_ID_OR_REFUSED(skel, prog) ({				\
-	struct skel *___s;						\
-	bool ___ok = true;						\
-									\
-	if (!TRAMP_LINK_ID) {						\
-		___s = skel##__open();					\
-		___ok = ASSERT_OK_PTR(___s, "skel_open") &&		\
-			have_tramp_link_id(___s->obj, ___s->progs.prog);\
-		skel##__destroy(___s);					\
-	}								\
-	___ok;								\
-})
+static inline bool tramp_link_id_or_refused(const void *elf, size_t size,
+					    const char *name)
+{
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	bool ok;
+
+	if (TRAMP_LINK_ID)
+		return true;
+	obj = bpf_object__open_mem(elf, size, NULL);
+	if (!ASSERT_OK_PTR(obj, "obj_open"))
+		return false;
+	prog = bpf_object__find_program_by_name(obj, name);
+	ok = ASSERT_OK_PTR(prog, name) && have_tramp_link_id(obj, prog);
+	bpf_object__close(obj);
+	return ok;
+}
 
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"

@@ -670,7 +670,10 @@ out:
 /* Where trampolines have no link ID, checks that fentry_link is refused. */
 static bool tramp_link_id(void)
 {
-	return TRAMP_LINK_ID_OR_REFUSED(ip_cookie_keys, fentry_link);
+	size_t size;
+	const void *elf = ip_cookie_keys__elf_bytes(&size);
+
+	return tramp_link_id_or_refused(elf, size, "fentry_link");
 }
 
 /* fentry and fexit on one function: one {ip, link_id} key per link, the

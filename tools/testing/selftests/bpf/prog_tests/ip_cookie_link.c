@@ -72,7 +72,10 @@ static struct ip_cookie_link *link_skel_load(void)
 /* Where trampolines have no link ID, checks that link_fentry_a is refused. */
 static bool tramp_link_id(void)
 {
-	return TRAMP_LINK_ID_OR_REFUSED(ip_cookie_link, link_fentry_a);
+	size_t size;
+	const void *elf = ip_cookie_link__elf_bytes(&size);
+
+	return tramp_link_id_or_refused(elf, size, "link_fentry_a");
 }
 
 /* The skeleton, loaded, counting hits of this process; @ips gets the
