@@ -17,6 +17,8 @@ SRC=$ROOT/tools-extra/ipcookie
 TEST_ARCH=${TEST_ARCH:-}
 CC=gcc
 TARGET=x86
+BPFTARGET=bpf
+BPFTOOL=$TOOLS/bpftool/bpftool
 OUT=$BUILD/samples
 INC=$TOOLS/libbpf/usr/include
 LIBBPF=$TOOLS/libbpf/libbpf.a
@@ -32,6 +34,12 @@ if [ -n "$TEST_ARCH" ]; then
 	INC=$MINI/tools/include
 	LIBBPF=$MINI/tools/build/libbpf/libbpf.a
 	[ -f "$LIBBPF" ] || { echo "build-samples: no $LIBBPF (scripts/build-selftests.sh with TEST_ARCH=$TEST_ARCH)" >&2; exit 1; }
+	# Big-endian objects, and skeletons made by the target's bpftool
+	# (see scripts/build-selftests.sh).
+	if [ "$TEST_ARCH" = s390x ]; then
+		BPFTARGET=bpfeb
+		BPFTOOL=$MINI/tools/sbin/bpftool-qemu
+	fi
 fi
 CFLAGS=(-O2 -g -Wall -Werror -I"$OUT" -I"$SRC" -I"$INC"
 	-I"$LINUX/tools/include/uapi")
@@ -41,10 +49,10 @@ $CC "${CFLAGS[@]}" -c "$SRC/ipcookie_common.c" -o "$OUT/ipcookie_common.o"
 for bpf in "$SRC"/*.bpf.c; do
 	name=$(basename "$bpf" .bpf.c)
 	echo "build-samples: $name${TEST_ARCH:+ ($TEST_ARCH)}"
-	clang-19 -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$TARGET \
+	clang-19 -g -O2 --target=$BPFTARGET -mcpu=v3 -D__TARGET_ARCH_$TARGET \
 		-I"$INC" -I"$LINUX/tools/include/uapi" \
 		-c "$bpf" -o "$OUT/$name.bpf.o"
-	"$TOOLS/bpftool/bpftool" gen skeleton "$OUT/$name.bpf.o" \
+	"$BPFTOOL" gen skeleton "$OUT/$name.bpf.o" \
 		name "$name" > "$OUT/$name.skel.h"
 	$CC "${CFLAGS[@]}" "$SRC/$name.c" "$OUT/ipcookie_common.o" \
 		"$LIBBPF" -lelf -lz -lzstd -o "$OUT/$name"

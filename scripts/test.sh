@@ -22,6 +22,10 @@ arm64|s390x) TEST_ARCH=$ARCH ;;
 *)	echo "test: ARCH=$ARCH: not supported (x86_64, arm64, s390x)" >&2; exit 2 ;;
 esac
 unset ARCH
+# "make test ARCH=s390x" also hands ARCH=s390x to the sub-makes through
+# MAKEFLAGS: keep it out of them, each build sets its own ARCH (Kbuild's
+# s390, or none for the host's bpftool).
+MAKEFLAGS=$(sed -E 's/(^| )ARCH=[^ ]*//g' <<< "${MAKEFLAGS:-}")
 export TEST_ARCH
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini${TEST_ARCH:+-$TEST_ARCH}
 FLAVOR=debug${TEST_ARCH:+-$TEST_ARCH}
@@ -29,7 +33,7 @@ FLAVOR=debug${TEST_ARCH:+-$TEST_ARCH}
 set -e
 case $TEST_ARCH in
 arm64)	"$S/install-deps.sh" gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm ;;
-s390x)	"$S/install-deps.sh" gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc ;;
+s390x)	"$S/install-deps.sh" gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc qemu-user ;;
 esac
 "$S/prepare-tree.sh"
 "$S/build-kernel.sh" "$FLAVOR"

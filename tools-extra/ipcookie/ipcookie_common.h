@@ -9,6 +9,10 @@
 #define __IPCOOKIE_COMMON_H
 
 #include <getopt.h>
+/* Before <signal.h>: s390's asm/sigcontext.h uses __vector128 from
+ * asm/types.h, which the tools' copy of linux/types.h does not include.
+ */
+#include <asm/types.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
