@@ -126,8 +126,14 @@ int kallsyms_load(struct kallsyms *ks)
 			*next++ = '\0';
 		else
 			next = ks->text + len;
-		/* Symbols at 0 bound nothing, and say nothing when hidden */
-		if (parse_kallsym(line, &ks->syms[nr]) && ks->syms[nr].addr)
+		/*
+		 * Symbols at 0 bound nothing, and say nothing when hidden.
+		 * Assembler-local labels name no function: a module's table
+		 * can list them (s390 with KASAN: .LASANPC<n> at the start of
+		 * each function).
+		 */
+		if (parse_kallsym(line, &ks->syms[nr]) && ks->syms[nr].addr &&
+		    strncmp(ks->syms[nr].name, ".L", 2))
 			nr++;
 	}
 	ks->cnt = nr;

@@ -41,13 +41,28 @@ static int __printf(1, 2) run_sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The @n bytes at @p as bpftool prints and parses them, in memory order
+ * (the host's byte order: s390x is big-endian): two hex digits each, one
+ * space between, two after every eighth (@buf needs 3 * @n + @n / 8
+ * bytes).  Returns @buf.
+ */
+static char *hex_bytes(const void *p, size_t n, char *buf)
+{
+	const unsigned char *b = p;
+	size_t i, len = 0;
+
+	for (i = 0; i < n; i++)
+		len += sprintf(buf + len, "%s%02x", !i ? "" : i % 8 ? " " : "  ",
+			       b[i]);
+	return buf;
+}
+
 /* {ip, link_id} keys, with BTF (plain and JSON) and as hex without */
 static void bpftool_dump_key16(struct ip_cookie *skel, const char *bpftool)
 {
 	struct bpf_ip_cookie_key key = { .ip = 0xffffffff81000040ULL,
 					 .link_id = 7 };
-	const char *key_hex = "40 00 00 81 ff ff ff ff  07 00 00 00 00 00 00 00";
-	char want[128];
+	char want[128], key_hex[64], val_hex[32];
 	__u64 val = 4242;
 	int fd;
 
@@ -81,8 +96,9 @@ static void bpftool_dump_key16(struct ip_cookie *skel, const char *bpftool)
 	    ASSERT_NEQ(map_id(fd), 0, "info16_hex") &&
 	    ASSERT_OK(run_sh("%s map dump id %u", bpftool, map_id(fd)),
 		      "bpftool_hex16")) {
-		snprintf(want, sizeof(want),
-			 "key: %s  value: 2a 00 00 00 00 00 00 00", key_hex);
+		snprintf(want, sizeof(want), "key: %s  value: %s",
+			 hex_bytes(&key, sizeof(key), key_hex),
+			 hex_bytes(&val, sizeof(val), val_hex));
 		ASSERT_HAS_SUBSTR(sh_out, want, "hex16_dump");
 	}
 	close(fd);
@@ -248,14 +264,16 @@ static void bpftool_sym_hidden(const char *bpftool, int fd8, int btf8,
  */
 static void test_bpftool_sym(void)
 {
-	const char *val = "value hex 2a 00 00 00 00 00 00 00";
 	struct bpf_ip_cookie_key k16 = { .link_id = 7 };
-	__u64 ip, key, addrs[SYM_MAX_ADDRS], v = 0;
+	__u64 ip, key, addrs[SYM_MAX_ADDRS], v = 42;
 	int fd8, fd16, btf8, btf16, n, i, shown;
-	char want[640], dup[512];
+	char want[640], dup[512], val[48], hex[32];
 	struct ip_cookie *skel;
 	const char *bpftool;
 
+	/* 42, as a value of 8 bytes */
+	snprintf(val, sizeof(val), "value hex %s", hex_bytes(&v, 8, hex));
+	v = 0;
 	bpftool = access("./bpftool", X_OK) ? "bpftool" : "./bpftool";
 	if (!ASSERT_EQ(text_addrs(NULL, "vfs_read", &ip, 1), 1, "vfs_read") ||
 	    !ASSERT_NEQ(ip, 0, "vfs_read_ip"))
