@@ -232,7 +232,11 @@ static void check_lookups(bool priv)
 	ASSERT_EQ(count_calls_to(prog, "bpf_map_lookup_elem"), 0,
 		  "no_generic_helper");
 	if (priv) {
-		ASSERT_EQ(count_calls_to(prog, "ip_cookie_map_lookup_elem"), 0,
+		/* The inlined 16-byte walk compares link_id and reserved as
+		 * one little-endian word: big-endian kernels take the call.
+		 */
+		ASSERT_EQ(count_calls_to(prog, "ip_cookie_map_lookup_elem"),
+			  __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 			  "lookup16_inlined");
 		ASSERT_EQ(count_insns(prog, arsh, 63), 0, "no_clamp");
 	} else {
