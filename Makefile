@@ -17,9 +17,9 @@ Targets (each builds what it needs; build/ holds everything generated):
                      splat or timeout (TESTS="a b": only these; BASE=1: also
                      ip_cookie_scale on the base kernel; ARCH=arm64: the
                      same cross-built for arm64 and run under TCG, refusals
-                     counted per scripts/arch-limits.txt; ARCH=s390x: its
-                     kernel builds, its test build stops at libbpf 1.5's
-                     byte-order limit; docs/results/arches.md)
+                     counted per scripts/arch-limits.txt; ARCH=s390x: the
+                     same, skeletons made by s390x's bpftool under
+                     qemu-user; docs/results/arches.md)
   make vm            shell in the debug-kernel VM (/bpf: test_progs, bench, bpftool)
   make patches       the bpf-next series as mails in build/series/: one patch per
                      series/manifest id, cover letter from series/cover-letter.txt
