@@ -5,8 +5,8 @@
 # BPF object with clang-19, skeleton with our bpftool, user part and
 # ipcookie_common.c linked statically with our libbpf.
 # TEST_ARCH=arm64|s390x: for that architecture, into build/samples-<arch>,
-# with the cross compiler of build/sysroot-<arch>, the libbpf that scripts/build-selftests.sh built
-# for it (build-selftests first).
+# with the cross compiler of build/sysroot-<arch> and the libbpf that
+# scripts/build-selftests.sh built for it (build-selftests first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -23,8 +23,8 @@ arm64|s390x) TEST_ARCH=$ARCH ;;
 esac
 unset ARCH
 # "make test ARCH=s390x" also hands ARCH=s390x to the sub-makes through
-# MAKEFLAGS: keep it out of them, each build sets its own ARCH (Kbuild's
-# s390, or none for the host's bpftool).
+# MAKEFLAGS: a make that sets no ARCH of its own (build-tools.sh's host
+# libbpf and bpftool) would take it. Keep it out of them.
 MAKEFLAGS=$(sed -E 's/(^| )ARCH=[^ ]*//g' <<< "${MAKEFLAGS:-}")
 export TEST_ARCH
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini${TEST_ARCH:+-$TEST_ARCH}

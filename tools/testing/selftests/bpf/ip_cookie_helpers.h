@@ -508,40 +508,18 @@ static inline bool have_kprobe_multi(void)
 #endif
 
 /* A subtest of trampoline programs that call bpf_get_attach_link_id()
- * asks here first, with one such program @prog of @obj (opened, not
- * loaded; the caller destroys it): where the JIT does not store the ID,
- * the program alone must be refused at load with EACCES, and then the
- * subtest is skipped, a refusal that scripts/arch-limits.txt documents.
+ * asks here first, naming one such program @name of a skeleton's object
+ * (its ELF bytes, <skeleton>__elf_bytes()): where the JIT does not store
+ * the ID, that program alone must be refused at load with EACCES, and
+ * then the subtest is skipped, a refusal that scripts/arch-limits.txt
+ * documents.
  */
-static inline bool have_tramp_link_id(struct bpf_object *obj,
-				      struct bpf_program *prog)
+static inline bool have_tramp_link_id(const void *elf, size_t size,
+				      const char *name)
 {
-	struct bpf_program *p;
-	int err;
-
-	if (TRAMP_LINK_ID)
-		return true;
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(p, p == prog);
-	err = bpf_object__load(obj);
-	if (ASSERT_EQ(err, -EACCES, "trampoline_link_id_refused")) {
-		printf("%s: %s refused without JIT support: skipped\n",
-		       __func__, bpf_program__name(prog));
-		test__skip();
-	}
-	return false;
-}
-
-/* have_tramp_link_id() on program @name of a fresh object made from a
- * skeleton's ELF bytes (<skeleton>__elf_bytes()): true where trampolines
- * have the link ID, else the refusal checked.
- */
-static inline bool tramp_link_id_or_refused(const void *elf, size_t size,
-					    const char *name)
-{
-	struct bpf_program *prog;
+	struct bpf_program *p, *prog;
 	struct bpf_object *obj;
-	bool ok;
+	int err;
 
 	if (TRAMP_LINK_ID)
 		return true;
@@ -549,9 +527,19 @@ static inline bool tramp_link_id_or_refused(const void *elf, size_t size,
 	if (!ASSERT_OK_PTR(obj, "obj_open"))
 		return false;
 	prog = bpf_object__find_program_by_name(obj, name);
-	ok = ASSERT_OK_PTR(prog, name) && have_tramp_link_id(obj, prog);
+	if (!ASSERT_OK_PTR(prog, name))
+		goto out;
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, p == prog);
+	err = bpf_object__load(obj);
+	if (ASSERT_EQ(err, -EACCES, "trampoline_link_id_refused")) {
+		printf("%s: %s refused without JIT support: skipped\n",
+		       __func__, name);
+		test__skip();
+	}
+out:
 	bpf_object__close(obj);
-	return ok;
+	return false;
 }
 
 #define FAILSLAB	"/sys/kernel/debug/failslab/"

@@ -673,7 +673,7 @@ static bool tramp_link_id(void)
 	size_t size;
 	const void *elf = ip_cookie_keys__elf_bytes(&size);
 
-	return tramp_link_id_or_refused(elf, size, "fentry_link");
+	return have_tramp_link_id(elf, size, "fentry_link");
 }
 
 /* fentry and fexit on one function: one {ip, link_id} key per link, the

@@ -78,7 +78,7 @@ static bool tramp_link_id(void)
 	size_t size;
 	const void *elf = ip_cookie_link__elf_bytes(&size);
 
-	return tramp_link_id_or_refused(elf, size, "link_fentry_a");
+	return have_tramp_link_id(elf, size, "link_fentry_a");
 }
 
 /* The skeleton, loaded, counting hits of this process; @ips gets the
