@@ -3,13 +3,15 @@
  * link, filled into an IP_COOKIE map in one batch.  Every key must be the
  * address /proc/kallsyms shows for its function (also for functions
  * attached by their ftrace address, after the ENDBR with IBT, and for
- * static functions that share a name), in attach order, and every hit of
+ * static functions that share a name; a glob may also take the ftrace site
+ * of an overridden __weak function), in attach order, and every hit of
  * the programs must find the value of its own function.  The link info of
  * kprobe.multi links keeps what the kernel reported before func_ips.
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
 #include <sys/syscall.h>
+#include <fnmatch.h>
 #include "ip_cookie_helpers.h"
 #include "ip_cookie_keys.skel.h"
 
@@ -115,6 +117,42 @@ static int ftrace_addrs(const char * const *names, int n, unsigned long *addrs)
 	}
 	fclose(f);
 	return found == n ? 0 : -ENOENT;
+}
+
+#if defined(__x86_64__) || defined(__powerpc__)
+#define FTRACE_DROPS_WEAK_SITES	true
+#else
+#define FTRACE_DROPS_WEAK_SITES	false
+#endif
+
+/* Whether @addr is an ftrace site listed under a name matching @glob but
+ * not at that name's start: the site of a __weak function that another
+ * file overrides.  The linker drops the weak symbol and keeps its code, so
+ * kallsyms puts the site inside the function before it.  ftrace drops such
+ * sites only where the architecture defines FTRACE_MCOUNT_MAX_OFFSET
+ * (x86, powerpc); elsewhere libbpf attaches a glob to them too (on s390x
+ * 6.12: kernel/entry/common.c's arch_do_signal_or_restart(), listed as
+ * syscall_trace_enter+0x158).  Such code never runs.
+ */
+static bool overridden_weak_site(const struct ksyms *t, __u64 addr,
+				 const char *glob)
+{
+	unsigned long long site;
+	char line[512], name[256];
+	bool found = false;
+	FILE *f;
+
+	if (FTRACE_DROPS_WEAK_SITES)
+		return false;
+	f = open_ftrace_addrs();
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %255s", &site, name) == 2 &&
+			site == addr && !fnmatch(glob, name, 0) &&
+			!sym_is(t, addr, name);
+	fclose(f);
+	return found;
 }
 
 /* How many traceable functions are called @name. */
@@ -272,12 +310,16 @@ static void test_kprobe_multi_glob(void)
 	if (!ASSERT_OK_PTR(t, "kallsyms"))
 		goto out;
 	for (i = 0; i < n; i++) {
-		if (!sym_is(t, keys[i], NULL)) {
-			if (bad++ < 5)
-				printf("%s: key %zu 0x%llx is not a symbol (%s)\n",
-				       __func__, i, keys[i],
-				       sym_name(t, keys[i]));
+		if (sym_is(t, keys[i], NULL))
+			continue;
+		if (overridden_weak_site(t, keys[i], GLOB)) {
+			printf("%s: key %zu 0x%llx: ftrace site of an overridden __weak function\n",
+			       __func__, i, keys[i]);
+			continue;
 		}
+		if (bad++ < 5)
+			printf("%s: key %zu 0x%llx is not a symbol (%s)\n",
+			       __func__, i, keys[i], sym_name(t, keys[i]));
 	}
 	ASSERT_EQ(bad, 0, "keys_not_symbols");
 	sorted = malloc(n * sizeof(*sorted));
