@@ -19,7 +19,9 @@ Targets (each builds what it needs; build/ holds everything generated):
                      same cross-built for arm64 and run under TCG, refusals
                      counted per scripts/arch-limits.txt; ARCH=s390x: the
                      same, skeletons made by s390x's bpftool under
-                     qemu-user; docs/results/arches.md)
+                     qemu-user; ARCH=i386: a 32-bit debug kernel and a
+                     static 32-bit test_progs with the tests that load no
+                     BPF object; docs/results/arches.md)
   make vm            shell in the debug-kernel VM (/bpf: test_progs, bench, bpftool)
   make patches       the bpf-next series as mails in build/series/: one patch per
                      series/manifest id, cover letter from series/cover-letter.txt
@@ -74,7 +76,7 @@ Variables (make VAR=value target):
   MIRROR=none        no mirror files      KDIR=/path   your own 6.12 tree as source
   EXTRA_PATCHES="f"  apply these after the mirror files (patches/variants/)
   TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
-  VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600)  JOBS=n (kernel builds)
+  VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x)  JOBS=n (kernel builds)
   NO_BUILD=1         bench, bench-gen-lookup, bench-kfunc-cost: use what is built
 endef
 export HELP

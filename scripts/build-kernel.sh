@@ -11,6 +11,7 @@
 #   scripts/build-kernel.sh arm64  -> build/kbuild-arm64  for make check)
 #   scripts/build-kernel.sh debug-arm64 -> build/kbuild-debug-arm64 (the debug
 #   scripts/build-kernel.sh debug-s390x    kernel for another architecture:
+#   scripts/build-kernel.sh debug-i386
 #                                     base + debug + configs/arch-<arch>.config,
 #                                     for make test ARCH=<arch>)
 # BUILD=dir puts the source (dir/linux) and the output elsewhere;
@@ -49,7 +50,7 @@ full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
 	rm -f "$CHECK.syms" ;;
 i386)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-i386.config"
 	CHECK=$FRAGS ;;
-debug-arm64|debug-s390x)
+debug-arm64|debug-s390x|debug-i386)
 	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
 	FRAGS="$FRAGS $ROOT/configs/arch-${FLAVOR#debug-}.config"
 	# A later fragment's line wins, as in merge_config.sh: check each
@@ -63,13 +64,14 @@ debug-arm64|debug-s390x)
 	     END { for (i = 0; i < n; i++) print v[o[i]] }' $FRAGS > "$CHECK" ;;
 arm64)	FRAGS="$ROOT/configs/cross.config"
 	CHECK=$FRAGS ;;
-*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64|debug-arm64|debug-s390x)" >&2; exit 1 ;;
+*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64|debug-arm64|debug-s390x|debug-i386)" >&2; exit 1 ;;
 esac
 KARCH=x86_64
 KCC=gcc
 CROSS=()
 case $FLAVOR in
-i386)	KARCH=i386 ;;
+i386|debug-i386)
+	KARCH=i386 ;;
 arm64|debug-arm64)
 	KARCH=arm64
 	KCC=aarch64-linux-gnu-gcc

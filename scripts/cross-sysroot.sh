@@ -10,22 +10,28 @@
 # The compiler driver of build/sysroot-<arch>/toolchain (CROSS_COMPILE=
 # that dir/<triplet>-) is Debian's cross gcc with the sysroot's headers
 # and libraries added; the other tools of that prefix are Debian's.
-#   scripts/cross-sysroot.sh arm64|s390x
+# i386's toolchain is Debian's i686-linux-gnu cross gcc, and its Debian
+# packages put their libraries under i386-linux-gnu.
+#   scripts/cross-sysroot.sh arm64|s390x|i386
 # Prints the sysroot's path last.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-ARCH=${1:?usage: cross-sysroot.sh arm64|s390x}
+ARCH=${1:?usage: cross-sysroot.sh arm64|s390x|i386}
 case $ARCH in
-arm64|s390x) ;;
-*) echo "cross-sysroot: unknown architecture '$ARCH' (arm64|s390x)" >&2; exit 2 ;;
+arm64|s390x|i386) ;;
+*) echo "cross-sysroot: unknown architecture '$ARCH' (arm64|s390x|i386)" >&2; exit 2 ;;
 esac
 SR=$BUILD/sysroot-$ARCH
 case $ARCH in
 arm64)	triplet=aarch64-linux-gnu ;;
 s390x)	triplet=s390x-linux-gnu ;;
+i386)	triplet=i686-linux-gnu ;;
 esac
+# Where Debian's packages of the architecture keep their libraries.
+multiarch=$triplet
+[ "$ARCH" = i386 ] && multiarch=i386-linux-gnu
 # What test_progs, bpftool and the guest's /init need: libelf (and its
 # zlib and zstd), and a static busybox.
 PKGS="libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 busybox-static"
@@ -70,10 +76,12 @@ for t in /usr/bin/"$triplet"-*; do
 	ln -sfn "$t" "$TC/$(basename "$t")"
 done
 rm -f "$TC/$triplet-gcc"
-libs="$SR/usr/lib/$triplet:$SR/lib/$triplet"
+libs="$SR/usr/lib/$multiarch:$SR/lib/$multiarch"
+inc=-I$SR/usr/include
+[ "$multiarch" = "$triplet" ] || inc="$inc -I$SR/usr/include/$multiarch"
 cat > "$TC/$triplet-gcc" <<EOT
 #!/bin/sh
-exec /usr/bin/$triplet-gcc "\$@" -I$SR/usr/include -L$SR/usr/lib/$triplet -L$SR/lib/$triplet -Wl,-rpath-link,$libs
+exec /usr/bin/$triplet-gcc "\$@" $inc -L$SR/usr/lib/$multiarch -L$SR/lib/$multiarch -Wl,-rpath-link,$libs
 EOT
 chmod 755 "$TC/$triplet-gcc"
 echo "$PKGS" > "$SR/.done"

@@ -7,9 +7,10 @@
 # VM_EXTRA_FILES="f1 f2": more files (or dirs) for /bpf. VM_EXTRA_ROOT=DIR:
 # a tree copied onto / of the guest (DIR/usr/sbin/x is /usr/sbin/x); its
 # executables and *.so files get their shared libraries too.
-# VM_ARCH=arm64|s390x: the guest of make test ARCH=<arch>: busybox and the
-# libraries from build/sysroot-<arch> and Debian's cross C library, the
-# runners of bpf-mini-<arch>, and the sample tools of build/samples-<arch>.
+# VM_ARCH=arm64|s390x|i386: the guest of make test ARCH=<arch>: busybox and
+# the libraries from build/sysroot-<arch> and Debian's cross C library, the
+# runners of bpf-mini-<arch>, and the sample tools of build/samples-<arch>
+# (i386: a static test_progs only).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,13 +24,16 @@ case $VM_ARCH in
 "")	;;
 arm64)	triplet=aarch64-linux-gnu ;;
 s390x)	triplet=s390x-linux-gnu ;;
+i386)	triplet=i686-linux-gnu ;;
 *)	echo "mkinitramfs: unknown VM_ARCH '$VM_ARCH'" >&2; exit 2 ;;
 esac
 if [ -n "$VM_ARCH" ]; then
 	SR=$BUILD/sysroot-$VM_ARCH
 	BUSYBOX=$SR/bin/busybox
 	BPFTOOL=$MINI/tools/sbin/bpftool
-	LIBDIRS="$SR/lib/$triplet $SR/usr/lib/$triplet /usr/$triplet/lib"
+	multiarch=$triplet
+	[ "$VM_ARCH" = i386 ] && multiarch=i386-linux-gnu
+	LIBDIRS="$SR/lib/$multiarch $SR/usr/lib/$multiarch /usr/$triplet/lib"
 fi
 VM=${1:-$BUILD/vm}
 STAGE=$VM/root

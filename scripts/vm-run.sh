@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a kernel in QEMU with the test initramfs and run one command in it.
-#   scripts/vm-run.sh [--kernel debug|base|debug-arm64|debug-s390x] [--timeout S] -- 'guest command'
+#   scripts/vm-run.sh [--kernel debug|base|debug-arm64|debug-s390x|debug-i386] [--timeout S] -- 'guest command'
 #   scripts/vm-run.sh [--kernel debug|base] --interactive
 # --log FILE: console log (default build/vm/console-<kernel>.log; FILE.txt
 # is the same without CRs and escape codes).
@@ -58,6 +58,10 @@ debug-s390x)
 	KERNEL=$BUILD/kbuild-$FLAVOR/arch/s390/boot/bzImage
 	QEMU_SYS=(qemu-system-s390x -machine s390-ccw-virtio -cpu max)
 	CONSOLE=ttysclp0 ;;
+debug-i386)
+	VM_ARCH=i386
+	KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage
+	QEMU_SYS=(qemu-system-i386 -cpu max) ;;
 *)	echo "vm-run: unknown kernel '$FLAVOR'" >&2; exit 2 ;;
 esac
 [ -z "$IMAGE" ] || KERNEL=$IMAGE
