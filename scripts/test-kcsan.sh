@@ -20,7 +20,9 @@ set -e
 "$S/prepare-tree.sh"
 "$S/build-kernel.sh" kcsan
 "$S/build-tools.sh"
-"$S/build-selftests.sh" test_progs
+# The runner's vmlinux.h and bpf_testmod.ko from the kernel that runs them
+# (a fresh machine has no debug kernel).
+VMLINUX_BTF=$BUILD/kbuild-kcsan/vmlinux "$S/build-selftests.sh" test_progs
 set +e
 
 sel=$(echo "$TESTS" | tr ' ' ',')
