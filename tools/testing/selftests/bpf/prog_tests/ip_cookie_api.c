@@ -402,7 +402,7 @@ static void test_batch_fault(void)
 {
 	struct batch_arg arg = {}, single = {};
 	pthread_t th, th2;
-	struct ipc_uffd u;
+	struct ipc_uffd u = {};
 	__u64 keys[2], val;
 	bool started2 = false;
 	int err, i;

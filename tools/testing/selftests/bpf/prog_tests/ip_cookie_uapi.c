@@ -8,6 +8,7 @@
 #include <test_progs.h>
 #include <sys/mount.h>
 #include <bpf/btf.h>
+#include "ip_cookie_helpers.h"
 
 #define PIN_DIR		"/sys/fs/bpf/ipc_uapi"
 
@@ -96,21 +97,6 @@ static int read_pinned(const char *path, char *buf, size_t len)
 		got = fgets(buf, len, f);
 	fclose(f);
 	return got ? 0 : -ENOENT;
-}
-
-/* The size of a BTF pointer: the running kernel's (4 on a 32-bit kernel,
- * whatever the bitness of this program), or 0 when it has no BTF.
- */
-static size_t kernel_ptr_size(void)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	size_t size;
-
-	if (!vmlinux)
-		return 0;
-	size = btf__pointer_size(vmlinux);
-	btf__free(vmlinux);
-	return size;
 }
 
 /* Key and value BTF: IP_COOKIE refuses what HASH refuses with the same
