@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The 32-bit test_progs of make test ARCH=i386, into bpf-mini-i386: the
-# series' tests that load no BPF object of their own (the syscall API of
-# the map, checked against a model, and where it meets BTF, bpffs and
-# the batch code), with upstream's test_progs.c and helpers, linked
+# series' syscall-level tests (I386_TESTS: the API, checked against a
+# model, where it meets BTF, bpffs and the batch code, memory and memcg,
+# the scale test), with upstream's test_progs.c and helpers, linked
 # statically against a 32-bit libbpf, libelf, zlib and zstd
 # (build/sysroot-i386, Debian's i386 packages; Debian's i686-linux-gnu
-# cross gcc).
-# The other tests are left out: their BPF objects are built against a
-# vmlinux.h, and for __TARGET_ARCH_x86 bpf_tracing.h reads x86-64's
-# registers; a 64-bit BPF target also sizes the 32-bit kernel's pointers
-# as 8 bytes (docs/results/arches.md).
+# cross gcc). Their skeletons' BPF objects are built by clang against the
+# i386 kernel's vmlinux.h, and the skeletons by the host's bpftool.
+# The other tests are left out: upstream's selftests do not build for a
+# 32-bit target, and for __TARGET_ARCH_x86 bpf_tracing.h reads x86-64's
+# registers (docs/results/arches.md).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,20 +19,25 @@ LINUX=$BUILD/linux
 SELF=$LINUX/tools/testing/selftests/bpf
 MINI=$LINUX/tools/testing/selftests/bpf-mini-i386
 JOBS=${JOBS:-$(nproc)}
+VMLINUX=$BUILD/kbuild-debug-i386/vmlinux
+BPFTOOL=$BUILD/tools/bpftool/bpftool
+I386_TESTS=${I386_TESTS:-ip_cookie_fuzz ip_cookie_uapi ip_cookie_api ip_cookie_memory}
 
 die() { echo "build-runner-i386: $*" >&2; exit 1; }
 [ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"
 SR=$("$ROOT/scripts/cross-sysroot.sh" i386 | tail -1)
 CC=$SR/toolchain/i686-linux-gnu-gcc
 
-# The tests: every prog_tests file of the series that includes no
-# skeleton (directly or through ip_cookie_helpers.h).
-tests=()
-for f in "$ROOT"/tools/testing/selftests/bpf/prog_tests/*.c; do
-	grep -qE '#include "[a-z0-9_]+\.(skel|lskel)\.h"|ip_cookie_helpers\.h' "$f" ||
-		tests+=("$(basename "$f" .c)")
+[ -f "$VMLINUX" ] || die "no $VMLINUX: run scripts/build-kernel.sh debug-i386"
+[ -x "$BPFTOOL" ] || die "no $BPFTOOL: run scripts/build-tools.sh"
+read -ra tests <<< "$I386_TESTS"
+for t in "${tests[@]}"; do
+	[ -f "$SELF/prog_tests/$t.c" ] || die "no prog_tests/$t.c"
 done
-[ ${#tests[@]} -gt 0 ] || die "no test without a skeleton"
+# The skeletons they include, directly or through ip_cookie_helpers.h.
+srcs=("$SELF/ip_cookie_helpers.h")
+for t in "${tests[@]}"; do srcs+=("$SELF/prog_tests/$t.c"); done
+skels=$(sed -n -E 's/.*#include "([a-z0-9_]+)\.skel\.h".*/\1/p' "${srcs[@]}" | sort -u)
 
 mkdir -p "$MINI/prog_tests" "$MINI/libbpf" "$MINI/obj"
 exec 9> "$MINI.lock"
@@ -41,6 +46,20 @@ flock -n 9 || { echo "build-runner-i386: waiting for another build in $MINI"; fl
 make -s -C "$LINUX/tools/lib/bpf" -j"$JOBS" CROSS_COMPILE="$SR/toolchain/i686-linux-gnu-" \
 	OUTPUT="$MINI/libbpf/" DESTDIR="$MINI/libbpf" prefix= \
 	EXTRA_CFLAGS="-g -O2" "$MINI/libbpf/libbpf.a" install_headers
+
+# vmlinux.h of the 32-bit kernel, the BPF objects (bpfel: the BPF target
+# is 64-bit whatever the kernel) and their skeletons.
+if [ ! -f "$MINI/vmlinux.h" ] || [ "$VMLINUX" -nt "$MINI/vmlinux.h" ]; then
+	"$BPFTOOL" btf dump file "$VMLINUX" format c > "$MINI/vmlinux.h.new"
+	mv "$MINI/vmlinux.h.new" "$MINI/vmlinux.h"
+fi
+for p in $skels; do
+	clang-19 -g -O2 --target=bpfel -mcpu=v3 -D__TARGET_ARCH_x86 \
+		-I"$MINI" -I"$SELF" -I"$SELF/progs" -I"$MINI/libbpf/include" \
+		-I"$LINUX/tools/include/uapi" -c "$SELF/progs/$p.c" -o "$MINI/obj/$p.bpf.o"
+	"$BPFTOOL" gen object "$MINI/obj/$p.linked.o" "$MINI/obj/$p.bpf.o"
+	"$BPFTOOL" gen skeleton "$MINI/obj/$p.linked.o" name "$p" > "$MINI/$p.skel.h"
+done
 
 rm -f "$MINI"/prog_tests/*.c
 for t in "${tests[@]}"; do
@@ -68,7 +87,8 @@ for t in "${tests[@]}"; do
 	"$CC" "${CFLAGS[@]}" -Werror -c -o "$MINI/obj/$t.o" "$MINI/prog_tests/$t.c"
 	objs+=("$MINI/obj/$t.o")
 done
-for h in test_progs cgroup_helpers trace_helpers network_helpers testing_helpers json_writer; do
+for h in test_progs cgroup_helpers trace_helpers network_helpers testing_helpers \
+	 cap_helpers json_writer; do
 	"$CC" "${CFLAGS[@]}" -c -o "$MINI/obj/$h.o" "$SELF/$h.c" 2> "$MINI/obj/$h.warn" ||
 		{ cat "$MINI/obj/$h.warn" >&2; die "$h.c does not build"; }
 	objs+=("$MINI/obj/$h.o")

@@ -51,7 +51,8 @@ case $TEST_ARCH in
 "")	TEST_ARCH="" "$S/build-tools.sh"
 	"$S/build-samples.sh"
 	"$S/build-selftests.sh" test_progs ;;
-i386)	# A static 32-bit runner with its own libbpf; no skeletons, no samples.
+i386)	# A static 32-bit runner with its own libbpf; no samples.
+	TEST_ARCH="" "$S/build-tools.sh"
 	"$S/build-runner-i386.sh" ;;
 *)	TEST_ARCH="" "$S/build-tools.sh"
 	"$S/build-selftests.sh" test_progs
