@@ -19,27 +19,51 @@
 #include "ip_cookie.skel.h"
 #include "ip_cookie_probe.skel.h"
 
-/* memory.current of the cgroup open at @cgfd, once it has held still for
- * half a second, and at least a second from now: tables and elements are
- * freed after RCU grace periods, vmalloc'd ones later still.
+/* A number from the file @name of the cgroup open at @cgfd: the whole
+ * file, or the line "@key <n>" of a stat file; -1 when there is none.
  */
-static long long memcg_settled(int cgfd)
+static long long memcg_read(int cgfd, const char *name, const char *key)
 {
-	long long v = -1, prev;
-	char buf[32];
-	int i, fd, n, still = 0;
+	char buf[8192], *line, *save = NULL;
+	int fd, n;
+
+	fd = openat(cgfd, name, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!key)
+		return atoll(buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ')
+			return atoll(line + strlen(key) + 1);
+	return -1;
+}
+
+/* memory.current of the cgroup open at @cgfd (with @no_anon, less
+ * memory.stat's anon: the test's own malloc'd pages are not the map's,
+ * and on arm64 about 10 MB of them stay charged through grow_shrink_1m),
+ * once it has held still for half a second, and at least a second from
+ * now: tables and elements are freed after RCU grace periods, vmalloc'd
+ * ones later still.
+ */
+static long long memcg_settled(int cgfd, bool no_anon)
+{
+	long long v = -1, prev, cur, anon = 0;
+	int i, still = 0;
 
 	for (i = 0; i < 200 && (i < 20 || still < 10); i++) {
 		prev = v;
-		fd = openat(cgfd, "memory.current", O_RDONLY);
-		if (fd < 0)
+		cur = memcg_read(cgfd, "memory.current", NULL);
+		if (no_anon)
+			anon = memcg_read(cgfd, "memory.stat", "anon");
+		if (cur < 0 || anon < 0)
 			return -1;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return -1;
-		buf[n] = 0;
-		v = atoll(buf);
+		v = cur - anon;
 		still = v == prev ? still + 1 : 0;
 		usleep(50000);
 	}
@@ -73,7 +97,8 @@ static void memcg_breakdown(int cgfd, const char *when)
 				printf("%s: memory.stat %s\n", when, line);
 }
 
-/* memory.current once it is at most @target, or once it stopped falling.
+/* The charge less anon once it is at most @target, or once it stopped
+ * falling.
  * A round is an RCU grace period and a settled read.  What a map frees
  * after its grace periods comes late on an emulated CPU (a million
  * kfree()s are minutes on the debug kernel, longer on arm64 under TCG):
@@ -87,7 +112,7 @@ static long long memcg_wait_down(int cgfd, long long target)
 
 	for (i = 0; i < 600 && idle < 20; i++) {
 		kern_sync_rcu();
-		cur = memcg_settled(cgfd);
+		cur = memcg_settled(cgfd, true);
 		if (cur < 0 || cur <= target)
 			break;
 		if (cur < low - 16LL * getpagesize()) {
@@ -147,7 +172,7 @@ static void grow_shrink(__u32 max, __u32 step)
 	cgfd = cgroup_setup_and_join("/ip_cookie_memcg");
 	if (!ASSERT_GE(cgfd, 0, "memcg_join"))
 		return;
-	cg_before = memcg_settled(cgfd);
+	cg_before = memcg_settled(cgfd, true);
 	ASSERT_GE(cg_before, 0, "memory.current");
 	fd = create_map(8, 8, max, 0);
 	if (!ASSERT_GE(fd, 0, "create"))
@@ -174,7 +199,7 @@ static void grow_shrink(__u32 max, __u32 step)
 	 * allocator's rounding and the per-CPU charge batches.
 	 */
 	bound = full + max * extra + full / 10 + slack;
-	cg_full = memcg_settled(cgfd);
+	cg_full = memcg_settled(cgfd, true);
 	/* Tables replaced while growing are freed by a work item after RCU
 	 * and RCU Tasks Trace grace periods, slow under emulation: bound
 	 * the charge once they are gone.
@@ -184,7 +209,7 @@ static void grow_shrink(__u32 max, __u32 step)
 	if (!ASSERT_GE(cg_full - cg_before, full - slack, "memcg_charged") ||
 	    !ASSERT_LE(cg_full - cg_before, bound, "memcg_bounded") ||
 	    env.verbosity > VERBOSE_NONE) {
-		printf("%s: memory.current +%lld, memlock %lld, slab extra %lld, slack %lld\n",
+		printf("%s: charge +%lld, memlock %lld, slab extra %lld, slack %lld\n",
 		       __func__, cg_full - cg_before, full, extra, slack);
 		memcg_breakdown(cgfd, "full");
 	}
@@ -203,7 +228,7 @@ static void grow_shrink(__u32 max, __u32 step)
 	 */
 	cg_after = memcg_wait_down(cgfd, cg_before + slack);
 	if (!ASSERT_LE(cg_after - cg_before, slack, "memcg_uncharged")) {
-		printf("%s: memory.current %lld before, %lld after\n",
+		printf("%s: charge %lld before, %lld after\n",
 		       __func__, cg_before, cg_after);
 		memcg_breakdown(cgfd, "freed");
 	}
@@ -349,7 +374,7 @@ static int memcg_limit_child(int cgfd)
 	if (memcg_fill(fd, MEMCG_VSIZE, 0, 14500, &end) != 1)
 		return 12;
 	kern_sync_rcu();
-	cur = memcg_settled(cgfd);
+	cur = memcg_settled(cgfd, false);
 	if (cur < 0 || memcg_set_max(mfd, cur + 65536))
 		return 13;
 	err = memcg_fill(fd, MEMCG_VSIZE, 14500, 26000, &end);
@@ -364,7 +389,7 @@ static int memcg_limit_child(int cgfd)
 
 	/* A new map grows until its next index does not fit. */
 	kern_sync_rcu();
-	cur = memcg_settled(cgfd);
+	cur = memcg_settled(cgfd, false);
 	if (cur < 0 || memcg_set_max(mfd, cur + (2 << 20)))
 		return 17;
 	fd = create_map(8, 8, 1 << 20, 0);
@@ -439,7 +464,7 @@ static int replace_memcg_child(int cgfd, __u32 n, __u32 *nomem)
 	if (fd < 0 || bpf_map_update_elem(fd, &key, val, 0))
 		return 11;
 	kern_sync_rcu();
-	cur = memcg_settled(cgfd);
+	cur = memcg_settled(cgfd, false);
 	if (cur < 0 || memcg_set_max(mfd, cur + (1 << 20)))
 		return 12;
 	for (i = 1; i <= n; i++) {
@@ -790,7 +815,7 @@ static int replace_million_child(int cgfd, int wfd, struct million_res *res)
 	 * this opens a file.
 	 */
 	memset(last, 0, sizeof(last));
-	cur = memcg_settled(cgfd);
+	cur = memcg_settled(cgfd, false);
 	if (cur < 0 || memcg_set_max(mfd, cur + MILLION_ROOM))
 		return 12;
 	if (write(wfd, "", 1) != 1)
@@ -1185,7 +1210,7 @@ static void free_full(__u32 max, __u32 step)
 	if (!ASSERT_OK_FD(kfd, "kmsg") || lseek(kfd, 0, SEEK_END) < 0 ||
 	    (watchdog && write_sysctl(WATCHDOG_THRESH, "1")))
 		goto out;
-	cg_before = memcg_settled(cgfd);
+	cg_before = memcg_settled(cgfd, true);
 	fd = create_map(8, 8, max, 0);
 	if (!ASSERT_GE(fd, 0, "create"))
 		goto out;
