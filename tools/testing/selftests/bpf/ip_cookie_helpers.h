@@ -279,7 +279,7 @@ static inline size_t kernel_ptr_size(void)
  * own; NULL on failure.  Its bpf_loop() callback is a bpf-to-bpf call,
  * which the x86-32 JIT does not have (arch/x86/net/bpf_jit_comp32.c), so
  * a 32-bit kernel refuses the program with ENOTSUPP: that refusal is
- * checked, and the subtest is skipped (scripts/arch-limits.txt).
+ * checked, and the subtest is skipped.
  */
 static inline struct ip_cookie_probe *probe_on_map(int fd)
 {
@@ -493,9 +493,7 @@ static inline struct ip_cookie_kconfig__kconfig kernel_config(void)
  * CONFIG_FPROBE the kernel refuses the link with EOPNOTSUPP. A subtest
  * that needs such a link asks here first: a link of a program of its own
  * on bpf_fentry_test1 must work where the kernel has fprobe, and be
- * refused with EOPNOTSUPP where it has not; then the subtest is skipped,
- * which make test reports as the refusal scripts/arch-limits.txt
- * documents for that architecture.
+ * refused with EOPNOTSUPP where it has not; then the subtest is skipped.
  */
 static inline bool have_kprobe_multi(void)
 {
@@ -544,8 +542,7 @@ static inline bool have_kprobe_multi(void)
  * asks here first, naming one such program @name of a skeleton's object
  * (its ELF bytes, <skeleton>__elf_bytes()): where the JIT does not store
  * the ID, that program alone must be refused at load with EACCES, and
- * then the subtest is skipped, a refusal that scripts/arch-limits.txt
- * documents.
+ * then the subtest is skipped.
  */
 static inline bool have_tramp_link_id(const void *elf, size_t size,
 				      const char *name)
