@@ -77,24 +77,11 @@ static void memcg_breakdown(int cgfd, const char *when)
 		"anon", "kernel", "vmalloc", "slab_unreclaimable", "percpu",
 		"pagetables", "kernel_stack",
 	};
-	char buf[8192], *line, *save = NULL;
-	int fd, n;
 	size_t k;
 
-	fd = openat(cgfd, "memory.stat", O_RDONLY);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		for (k = 0; k < ARRAY_SIZE(kinds); k++)
-			if (!strncmp(line, kinds[k], strlen(kinds[k])) &&
-			    line[strlen(kinds[k])] == ' ')
-				printf("%s: memory.stat %s\n", when, line);
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		printf("%s: memory.stat %s %lld\n", when, kinds[k],
+		       memcg_read(cgfd, "memory.stat", kinds[k]));
 }
 
 /* The charge less anon once it is at most @target, or once it stopped
