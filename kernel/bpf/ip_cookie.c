@@ -132,13 +132,15 @@
  * frees nothing.  ic->reclaim takes the whole list under ic->lock, then,
  * without it, waits for an RCU Tasks Trace grace period (sleepable
  * programs) and an RCU one (all others; implied by the first on some
- * configurations) and frees it: one wait covers everything deferred
- * meanwhile.  Memory that was never published (a new element or table
- * after a failure) is freed at once.  The module purge, when it cannot
- * reserve room, waits for both grace periods itself after dropping
- * ic->lock.  map_free runs when no program can reach the map: it cancels
- * ic->reclaim (a run in flight finishes its waits) and frees the rest of
- * the list, every element and the table at once.
+ * configurations): one wait covers everything deferred meanwhile.  It
+ * hands the list to a work item in the list's first chunk, which frees
+ * it without touching the map.  Memory that was never published (a new
+ * element or table after a failure) is freed at once.  The module purge,
+ * when it cannot reserve room, waits for both grace periods itself after
+ * dropping ic->lock.  map_free runs when no program can reach the map: it
+ * cancels ic->reclaim (a run in flight finishes its waits, not the free
+ * of what it took, which can be a million elements) and frees the rest
+ * of the list, every element and the table at once.
  *
  * After creation, tables come from bpf_map_area_alloc_memcg(), elements
  * and list chunks from bpf_map_kmalloc_node() with __GFP_RETRY_MAYFAIL:
@@ -337,12 +339,14 @@ static size_t ip_cookie_table_size(u32 len)
  * deleted elements, old tables), in page-sized chunks, newest first.
  * Writers add to it under ic->lock; ic->reclaim takes the whole list,
  * waits for the grace periods of every kind of program that can hold a
- * pointer into it, and frees it.  So one wait covers everything changed
- * meanwhile, and nothing waits for a grace period under a lock.
+ * pointer into it, and queues the first chunk's free_work to free it.
+ * So one wait covers everything changed meanwhile, nothing waits for a
+ * grace period under a lock, and map_free does not wait for the free.
  */
 struct ip_cookie_dfl {
 	struct ip_cookie_dfl *next;
 	u32 cnt;
+	struct work_struct free_work;	/* first chunk of a taken list */
 	void *ptrs[];
 };
 
@@ -363,6 +367,13 @@ static void ip_cookie_dfl_free(struct ip_cookie_dfl *dfl)
 	}
 }
 
+/* Runs from system_unbound_wq, without locks; frees its own chunk too. */
+static void ip_cookie_dfl_free_work(struct work_struct *work)
+{
+	ip_cookie_dfl_free(container_of(work, struct ip_cookie_dfl,
+					free_work));
+}
+
 /* Runs from system_unbound_wq, in sleepable context, without locks. */
 static void ip_cookie_reclaim(struct work_struct *work)
 {
@@ -380,7 +391,12 @@ static void ip_cookie_reclaim(struct work_struct *work)
 	synchronize_rcu_tasks_trace();
 	if (!rcu_trace_implies_rcu_gp())
 		synchronize_rcu();
-	ip_cookie_dfl_free(dfl);
+	/* Freeing a long list takes a while (under emulation with KASAN,
+	 * minutes for a million elements) and needs nothing of @ic: do it
+	 * outside this work, which map_free waits for.
+	 */
+	INIT_WORK(&dfl->free_work, ip_cookie_dfl_free_work);
+	queue_work(system_unbound_wq, &dfl->free_work);
 }
 
 /* Make room for @nr more deferred frees, before anything changes.  The
@@ -1631,8 +1647,9 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	u32 i;
 
 	ip_cookie_list_del(ic);
-	/* A reclaim in flight still waits for its grace periods; what it
-	 * has not taken yet no reader can hold any more.
+	/* A reclaim in flight still waits for its grace periods (and
+	 * leaves the free of what it took to its own work); what it has
+	 * not taken yet no reader can hold any more.
 	 */
 	cancel_work_sync(&ic->reclaim);
 	ip_cookie_dfl_free(ic->dfl);
