@@ -93,24 +93,22 @@ static int parse_pos(const char *arg)
 	return v;
 }
 
-/* The options both tools share (-i, -d, -n, -v, -h) and at least one
- * pattern; @tool_opt takes the tool's own options and returns 0, or -1 for
- * an unknown one. Returns 0, or the exit status for a bad command line.
+/* The options of @cl and at least one pattern. Returns 0, or the exit
+ * status for a bad command line.
  */
-int ipcookie_parse_args(int argc, char **argv, const char *optstring,
-			const struct option *longopts, const char *usage,
-			int *interval, int *duration, int *top,
-			int (*tool_opt)(int opt))
+static int parse_args(const struct ipcookie_cmdline *cl, int argc,
+		      char **argv)
 {
 	int opt, *v;
 
-	while ((opt = getopt_long(argc, argv, optstring, longopts,
+	while ((opt = getopt_long(argc, argv, cl->optstring, cl->longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 		case 'd':
 		case 'n':
-			v = opt == 'i' ? interval : opt == 'd' ? duration : top;
+			v = opt == 'i' ? cl->interval :
+			    opt == 'd' ? cl->duration : cl->top;
 			*v = parse_pos(optarg);
 			if (*v < 0) {
 				ipcookie_error("-%c wants a positive number, not '%s'",
@@ -122,17 +120,17 @@ int ipcookie_parse_args(int argc, char **argv, const char *optstring,
 			ipcookie_verbose = true;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			fputs(cl->usage, stdout);
 			exit(0);
 		default:
-			if (!tool_opt(opt))
+			if (!cl->tool_opt(opt))
 				break;
-			fputs(usage, stderr);
+			fputs(cl->usage, stderr);
 			return 2;
 		}
 	}
 	if (optind == argc) {
-		fputs(usage, stderr);
+		fputs(cl->usage, stderr);
 		return 2;
 	}
 	libbpf_set_print(libbpf_print);
@@ -358,7 +356,8 @@ static int expand(struct pattern *pats, int npat, struct ipcookie_funcs *funcs)
 /* The patterns after the options, checked and expanded into @funcs;
  * 0, or -1 with the error printed.
  */
-int ipcookie_setup(int argc, char **argv, struct ipcookie_funcs *funcs)
+static int expand_patterns(int argc, char **argv,
+			   struct ipcookie_funcs *funcs)
 {
 	int npat = argc - optind, err, i;
 	struct pattern *pats;
@@ -646,12 +645,42 @@ void ipcookie_detach(struct bpf_link *link, struct bpf_program *prog,
  * ipcookie_wait(): one arriving while the tool attaches ends it right
  * after, through the same clean exit.
  */
-void ipcookie_block_signals(struct ipcookie_clock *c)
+static void block_signals(struct ipcookie_clock *c)
 {
 	sigemptyset(&c->sigs);
 	sigaddset(&c->sigs, SIGINT);
 	sigaddset(&c->sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &c->sigs, NULL);
+}
+
+/* One zeroed @size-byte item per function, for a tool's report; on
+ * failure the tool exits, before it has loaded or attached anything.
+ */
+void *ipcookie_calloc(const struct ipcookie_funcs *funcs, size_t size)
+{
+	void *p = calloc(funcs->nr, size);
+
+	if (!p) {
+		ipcookie_error("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+/* The start of a tool: signals blocked, the command line parsed, the
+ * patterns expanded into @funcs. Returns 0, or the exit status.
+ */
+int ipcookie_start(const struct ipcookie_cmdline *cl, int argc, char **argv,
+		   struct ipcookie_clock *clock, struct ipcookie_funcs *funcs)
+{
+	int err;
+
+	ipcookie_tool = cl->tool;
+	block_signals(clock);
+	err = parse_args(cl, argc, argv);
+	if (err)
+		return err;
+	return expand_patterns(argc, argv, funcs) ? 1 : 0;
 }
 
 void ipcookie_start_clock(struct ipcookie_clock *c, int interval,

@@ -43,12 +43,25 @@ extern bool ipcookie_verbose;
 
 #define IPCOOKIE_BAD_KEY "(a key is not what bpf_get_func_ip() returns)"
 
+/* A tool's command line: the options both tools take (-i, -d, -n, -v,
+ * -h) go to @interval, @duration and @top; @tool_opt takes the tool's
+ * own and returns 0, or -1 for an unknown one.
+ */
+struct ipcookie_cmdline {
+	const char *tool;
+	const char *optstring;
+	const struct option *longopts;
+	const char *usage;
+	int (*tool_opt)(int opt);
+	int *interval, *duration, *top;
+};
+
+struct ipcookie_clock;
+
 int ipcookie_error(const char *fmt, ...);
-int ipcookie_parse_args(int argc, char **argv, const char *optstring,
-			const struct option *longopts, const char *usage,
-			int *interval, int *duration, int *top,
-			int (*tool_opt)(int opt));
-int ipcookie_setup(int argc, char **argv, struct ipcookie_funcs *funcs);
+int ipcookie_start(const struct ipcookie_cmdline *cl, int argc, char **argv,
+		   struct ipcookie_clock *clock, struct ipcookie_funcs *funcs);
+void *ipcookie_calloc(const struct ipcookie_funcs *funcs, size_t size);
 int ipcookie_load_error(int err);
 struct bpf_link *ipcookie_attach(struct bpf_program *prog,
 				 struct ipcookie_funcs *funcs, bool cookies,
@@ -73,7 +86,6 @@ struct ipcookie_clock {
 
 enum { IPCOOKIE_TICK, IPCOOKIE_STOP };
 
-void ipcookie_block_signals(struct ipcookie_clock *c);
 void ipcookie_start_clock(struct ipcookie_clock *c, int interval,
 			  int duration);
 int ipcookie_wait(struct ipcookie_clock *c);

@@ -156,6 +156,12 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	const struct ipcookie_cmdline cl = {
+		.tool = "ipcookie_funccount", .optstring = "i:d:n:vh",
+		.longopts = longopts, .usage = usage, .tool_opt = tool_opt,
+		.interval = &env.interval, .duration = &env.duration,
+		.top = &env.top,
+	};
 	struct ipcookie_funccount *skel = NULL;
 	__u64 *cur, *prev, *keys, *vals;
 	struct ipcookie_clock clock;
@@ -165,24 +171,14 @@ int main(int argc, char **argv)
 	struct report r;
 	struct row *rows;
 
-	ipcookie_tool = "ipcookie_funccount";
-	ipcookie_block_signals(&clock);
-	err = ipcookie_parse_args(argc, argv, "i:d:n:vh", longopts, usage,
-				  &env.interval, &env.duration, &env.top,
-				  tool_opt);
+	err = ipcookie_start(&cl, argc, argv, &clock, &funcs);
 	if (err)
 		return err;
-	if (ipcookie_setup(argc, argv, &funcs))
-		return 1;
-	cur = calloc(funcs.nr, sizeof(*cur));
-	prev = calloc(funcs.nr, sizeof(*prev));
-	keys = calloc(funcs.nr, sizeof(*keys));
-	vals = calloc(funcs.nr, sizeof(*vals));
-	rows = calloc(funcs.nr, sizeof(*rows));
-	if (!cur || !prev || !keys || !vals || !rows) {
-		ipcookie_error("out of memory");
-		return 1;
-	}
+	cur = ipcookie_calloc(&funcs, sizeof(*cur));
+	prev = ipcookie_calloc(&funcs, sizeof(*prev));
+	keys = ipcookie_calloc(&funcs, sizeof(*keys));
+	vals = ipcookie_calloc(&funcs, sizeof(*vals));
+	rows = ipcookie_calloc(&funcs, sizeof(*rows));
 
 	skel = ipcookie_funccount__open();
 	if (!skel) {

@@ -200,6 +200,12 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	const struct ipcookie_cmdline cl = {
+		.tool = "ipcookie_funclatency", .optstring = "mui:d:n:vh",
+		.longopts = longopts, .usage = usage, .tool_opt = tool_opt,
+		.interval = &env.interval, .duration = &env.duration,
+		.top = &env.top,
+	};
 	struct ipcookie_funclatency *skel = NULL;
 	struct hist *cur, *prev, *vals;
 	struct ipcookie_clock clock;
@@ -210,24 +216,14 @@ int main(int argc, char **argv)
 	struct row *rows;
 	__u64 *keys;
 
-	ipcookie_tool = "ipcookie_funclatency";
-	ipcookie_block_signals(&clock);
-	err = ipcookie_parse_args(argc, argv, "mui:d:n:vh", longopts, usage,
-				  &env.interval, &env.duration, &env.top,
-				  tool_opt);
+	err = ipcookie_start(&cl, argc, argv, &clock, &funcs);
 	if (err)
 		return err;
-	if (ipcookie_setup(argc, argv, &funcs))
-		return 1;
-	cur = calloc(funcs.nr, sizeof(*cur));
-	prev = calloc(funcs.nr, sizeof(*prev));
-	vals = calloc(funcs.nr, sizeof(*vals));
-	keys = calloc(funcs.nr, sizeof(*keys));
-	rows = calloc(funcs.nr, sizeof(*rows));
-	if (!cur || !prev || !vals || !keys || !rows) {
-		ipcookie_error("out of memory");
-		return 1;
-	}
+	cur = ipcookie_calloc(&funcs, sizeof(*cur));
+	prev = ipcookie_calloc(&funcs, sizeof(*prev));
+	vals = ipcookie_calloc(&funcs, sizeof(*vals));
+	keys = ipcookie_calloc(&funcs, sizeof(*keys));
+	rows = ipcookie_calloc(&funcs, sizeof(*rows));
 
 	skel = ipcookie_funclatency__open();
 	if (!skel) {
