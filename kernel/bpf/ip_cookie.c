@@ -15,9 +15,9 @@
  * holds ic->lock and runs in sleepable process context: the bpf syscall's
  * update, delete and batch paths (which call this map without
  * rcu_read_lock(); bpf_sys_bpf() of syscall programs included) and the
- * module notifier's purge.  ic->reclaim takes ic->lock only to detach the
- * deferred free list.  The syscall's lookup and get_next_key run under
- * rcu_read_lock().
+ * module notifier's purge.  ic->reclaim and the free of a deferred list
+ * take ic->lock only to hand the list on.  The syscall's lookup and
+ * get_next_key run under rcu_read_lock().
  *
  * ip_cookie_maps_lock guards the list of maps and the purge generations;
  * it is never held together with an ic->lock (if both were needed, it
@@ -129,18 +129,20 @@
  * deferred free list (struct ip_cookie_dfl), under ic->lock.  Room for
  * them is reserved before anything changes (ip_cookie_defer_reserve()),
  * so an -ENOMEM leaves the map as it was; an insert that does not rebuild
- * frees nothing.  ic->reclaim takes the whole list under ic->lock, then,
- * without it, waits for an RCU Tasks Trace grace period (sleepable
- * programs) and an RCU one (all others; implied by the first on some
- * configurations): one wait covers everything deferred meanwhile.  It
- * hands the list to a work item in the list's first chunk, which frees
- * it without touching the map.  Memory that was never published (a new
- * element or table after a failure) is freed at once.  The module purge,
- * when it cannot reserve room, waits for both grace periods itself after
- * dropping ic->lock.  map_free runs when no program can reach the map: it
- * cancels ic->reclaim (a run in flight finishes its waits, not the free
- * of what it took, which can be a million elements) and frees the rest
- * of the list, every element and the table at once.
+ * frees nothing.  ic->reclaim takes the whole list under ic->lock and
+ * passes it to call_rcu_tasks_trace() (sleepable programs), chained to
+ * call_rcu() (all others; implied by the first on some configurations);
+ * then a work item frees it.  One list is in flight at a time
+ * (ic->dfl_busy): what is deferred meanwhile waits for the next, so one
+ * pair of grace periods covers all of it, and no task blocks on a grace
+ * period that a sleepable program can hold off for as long as it sleeps.
+ * Memory that was never published (a new element or table after a
+ * failure) is freed at once.  The module purge, when it cannot reserve
+ * room, waits for both grace periods itself after dropping ic->lock.
+ * map_free runs when no program can reach the map: it stops ic->reclaim
+ * and frees the rest of the list, every element and the table at once;
+ * the map itself, if a list is still in flight, is freed after that list
+ * (ic->refs).
  *
  * After creation, tables come from bpf_map_area_alloc_memcg(), elements
  * and list chunks from bpf_map_kmalloc_node() with __GFP_RETRY_MAYFAIL:
@@ -241,7 +243,10 @@ struct bpf_ip_cookie {
 	u32 used;		/* LIVE + DEAD slots of tbl */
 	u32 nr_mod;		/* LIVE slots a module unload may purge */
 	struct ip_cookie_dfl *dfl;	/* deferred free list */
-	struct work_struct reclaim;	/* frees it after the grace periods */
+	bool dfl_busy;		/* a taken list waits for its grace periods */
+	bool dying;		/* map_free has begun: start no list */
+	refcount_t refs;	/* map_free, and a list in flight: the last frees ic */
+	struct work_struct reclaim;	/* starts a list's grace periods */
 #ifdef CONFIG_MODULES
 	/* Under ip_cookie_maps_lock. */
 	struct list_head list;	/* in ip_cookie_maps */
@@ -337,16 +342,17 @@ static size_t ip_cookie_table_size(u32 len)
 
 /* Deferred free list: memory a reader may still be using (replaced and
  * deleted elements, old tables), in page-sized chunks, newest first.
- * Writers add to it under ic->lock; ic->reclaim takes the whole list,
- * waits for the grace periods of every kind of program that can hold a
- * pointer into it, and queues the first chunk's free_work to free it.
- * So one wait covers everything changed meanwhile, nothing waits for a
- * grace period under a lock, and map_free does not wait for the free.
+ * Writers add to it under ic->lock; ic->reclaim takes the whole list and
+ * starts the grace periods of every kind of program that can hold a
+ * pointer into it, with the callbacks in the list's first chunk.
  */
 struct ip_cookie_dfl {
 	struct ip_cookie_dfl *next;
 	u32 cnt;
-	struct work_struct free_work;	/* first chunk of a taken list */
+	/* First chunk of a taken list only. */
+	struct bpf_ip_cookie *ic;
+	struct rcu_head rcu;
+	struct work_struct free_work;
 	void *ptrs[];
 };
 
@@ -367,11 +373,60 @@ static void ip_cookie_dfl_free(struct ip_cookie_dfl *dfl)
 	}
 }
 
-/* Runs from system_unbound_wq, without locks; frees its own chunk too. */
+/* Start the reclaim of what was deferred.  Called with ic->lock held. */
+static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic)
+{
+	lockdep_assert_held(&ic->lock);
+	if (!ic->dfl_busy && ic->dfl && (ic->dfl->cnt || ic->dfl->next))
+		queue_work(system_unbound_wq, &ic->reclaim);
+}
+
+static void ip_cookie_destroy(struct bpf_ip_cookie *ic)
+{
+	mutex_destroy(&ic->lock);
+	bpf_map_area_free(ic);
+}
+
+/* Runs from system_unbound_wq once no program can hold anything of the
+ * list: frees it (its own chunk too), then lets ic->reclaim take the next
+ * one, or frees the map if map_free is done.  ic->refs, not ic->lock,
+ * decides who frees the map: mutex_unlock() may still touch the mutex
+ * after another task has taken it.
+ */
 static void ip_cookie_dfl_free_work(struct work_struct *work)
 {
-	ip_cookie_dfl_free(container_of(work, struct ip_cookie_dfl,
-					free_work));
+	struct ip_cookie_dfl *dfl = container_of(work, struct ip_cookie_dfl,
+						 free_work);
+	struct bpf_ip_cookie *ic = dfl->ic;
+
+	ip_cookie_dfl_free(dfl);
+	mutex_lock(&ic->lock);
+	ic->dfl_busy = false;
+	if (!ic->dying)
+		ip_cookie_defer_kick(ic);
+	mutex_unlock(&ic->lock);
+	if (refcount_dec_and_test(&ic->refs))
+		ip_cookie_destroy(ic);
+}
+
+/* RCU callbacks, maybe in softirq: the list is freed from process
+ * context, where it can reschedule between chunks.
+ */
+static void ip_cookie_dfl_rcu(struct rcu_head *rcu)
+{
+	struct ip_cookie_dfl *dfl = container_of(rcu, struct ip_cookie_dfl,
+						 rcu);
+
+	INIT_WORK(&dfl->free_work, ip_cookie_dfl_free_work);
+	queue_work(system_unbound_wq, &dfl->free_work);
+}
+
+static void ip_cookie_dfl_rcu_tasks_trace(struct rcu_head *rcu)
+{
+	if (rcu_trace_implies_rcu_gp())
+		ip_cookie_dfl_rcu(rcu);
+	else
+		call_rcu(rcu, ip_cookie_dfl_rcu);
 }
 
 /* Runs from system_unbound_wq, in sleepable context, without locks. */
@@ -383,20 +438,17 @@ static void ip_cookie_reclaim(struct work_struct *work)
 
 	mutex_lock(&ic->lock);
 	dfl = ic->dfl;
-	ic->dfl = NULL;
-	mutex_unlock(&ic->lock);
-	if (!dfl)
+	if (ic->dfl_busy || ic->dying || !dfl || (!dfl->cnt && !dfl->next)) {
+		mutex_unlock(&ic->lock);
 		return;
+	}
+	ic->dfl = NULL;
+	ic->dfl_busy = true;
+	refcount_inc(&ic->refs);
+	mutex_unlock(&ic->lock);
+	dfl->ic = ic;
 	/* Sleepable programs read under RCU Tasks Trace, others under RCU. */
-	synchronize_rcu_tasks_trace();
-	if (!rcu_trace_implies_rcu_gp())
-		synchronize_rcu();
-	/* Freeing a long list takes a while (under emulation with KASAN,
-	 * minutes for a million elements) and needs nothing of @ic: do it
-	 * outside this work, which map_free waits for.
-	 */
-	INIT_WORK(&dfl->free_work, ip_cookie_dfl_free_work);
-	queue_work(system_unbound_wq, &dfl->free_work);
+	call_rcu_tasks_trace(&dfl->rcu, ip_cookie_dfl_rcu_tasks_trace);
 }
 
 /* Make room for @nr more deferred frees, before anything changes.  The
@@ -431,19 +483,11 @@ static void ip_cookie_defer(struct bpf_ip_cookie *ic, void *ptr)
 
 	lockdep_assert_held(&ic->lock);
 	/* Leaking is the only safe way out: freeing could hit a reader,
-	 * and waiting here could deadlock (see ip_cookie_reclaim()).
+	 * and waiting here could deadlock (see "Contexts and locks").
 	 */
 	if (WARN_ON_ONCE(!dfl || dfl->cnt == IP_COOKIE_DFL_CAP))
 		return;
 	dfl->ptrs[dfl->cnt++] = ptr;
-}
-
-/* Start the reclaim of what was deferred.  Called with ic->lock held. */
-static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic)
-{
-	lockdep_assert_held(&ic->lock);
-	if (ic->dfl && (ic->dfl->cnt || ic->dfl->next))
-		queue_work(system_unbound_wq, &ic->reclaim);
 }
 
 /* First and one-past-last slot of the probe sequence of @k in @tbl. */
@@ -1633,6 +1677,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 		ic->elem_size += sizeof(u64);
 	mutex_init(&ic->lock);
 	INIT_WORK(&ic->reclaim, ip_cookie_reclaim);
+	refcount_set(&ic->refs, 1);
 	ip_cookie_list_add(ic);
 	return &ic->map;
 }
@@ -1647,10 +1692,12 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	u32 i;
 
 	ip_cookie_list_del(ic);
-	/* A reclaim in flight still waits for its grace periods (and
-	 * leaves the free of what it took to its own work); what it has
-	 * not taken yet no reader can hold any more.
+	/* What ic->reclaim has not taken no reader can hold any more; a
+	 * list it has taken waits for its grace periods on its own.
 	 */
+	mutex_lock(&ic->lock);
+	ic->dying = true;
+	mutex_unlock(&ic->lock);
 	cancel_work_sync(&ic->reclaim);
 	ip_cookie_dfl_free(ic->dfl);
 	tbl = rcu_dereference_protected(ic->tbl, true);
@@ -1663,8 +1710,8 @@ static void ip_cookie_map_free(struct bpf_map *map)
 			cond_resched();
 	}
 	kvfree(tbl);
-	mutex_destroy(&ic->lock);
-	bpf_map_area_free(ic);
+	if (refcount_dec_and_test(&ic->refs))
+		ip_cookie_destroy(ic);
 }
 
 static void ip_cookie_map_seq_show_elem(struct bpf_map *map, void *key,
