@@ -3,14 +3,16 @@
 # The 32-bit test_progs of make test ARCH=i386, into bpf-mini-i386: the
 # series' syscall-level tests (I386_TESTS: the API, checked against a
 # model, where it meets BTF, bpffs and the batch code, memory and memcg,
-# the scale test), with upstream's test_progs.c and helpers, linked
+# the scale test) and its lookups from each attach type a 32-bit kernel
+# has (ip_cookie_progs), with upstream's test_progs.c and helpers, linked
 # statically against a 32-bit libbpf, libelf, zlib and zstd
 # (build/sysroot-i386, Debian's i386 packages; Debian's i686-linux-gnu
 # cross gcc). Their skeletons' BPF objects are built by clang against the
 # i386 kernel's vmlinux.h, and the skeletons by the host's bpftool.
 # The other tests are left out: upstream's selftests do not build for a
 # 32-bit target, and for __TARGET_ARCH_x86 bpf_tracing.h reads x86-64's
-# registers (docs/results/arches.md).
+# registers, which ip_cookie_progs' programs never do
+# (docs/results/arches.md).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +23,7 @@ MINI=$LINUX/tools/testing/selftests/bpf-mini-i386
 JOBS=${JOBS:-$(nproc)}
 VMLINUX=$BUILD/kbuild-debug-i386/vmlinux
 BPFTOOL=$BUILD/tools/bpftool/bpftool
-I386_TESTS=${I386_TESTS:-ip_cookie_fuzz ip_cookie_uapi ip_cookie_api ip_cookie_memory}
+I386_TESTS=${I386_TESTS:-ip_cookie_fuzz ip_cookie_uapi ip_cookie_api ip_cookie_memory ip_cookie_progs}
 
 die() { echo "build-runner-i386: $*" >&2; exit 1; }
 [ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"
@@ -87,8 +89,10 @@ for t in "${tests[@]}"; do
 	"$CC" "${CFLAGS[@]}" -Werror -c -o "$MINI/obj/$t.o" "$MINI/prog_tests/$t.c"
 	objs+=("$MINI/obj/$t.o")
 done
+# test_loader and what it needs, for the __failure/__msg verifier tests.
 for h in test_progs cgroup_helpers trace_helpers network_helpers testing_helpers \
-	 cap_helpers json_writer; do
+	 cap_helpers json_writer test_loader unpriv_helpers jit_disasm_helpers \
+	 disasm disasm_helpers; do
 	"$CC" "${CFLAGS[@]}" -c -o "$MINI/obj/$h.o" "$SELF/$h.c" 2> "$MINI/obj/$h.warn" ||
 		{ cat "$MINI/obj/$h.warn" >&2; die "$h.c does not build"; }
 	objs+=("$MINI/obj/$h.o")
