@@ -278,8 +278,7 @@ static inline size_t kernel_ptr_size(void)
 /* progs/ip_cookie_probe.c loaded on the IP_COOKIE map @fd in place of its
  * own; NULL on failure.  Its bpf_loop() callback is a bpf-to-bpf call,
  * which the x86-32 JIT does not have (arch/x86/net/bpf_jit_comp32.c), so
- * a 32-bit kernel with BPF_JIT_ALWAYS_ON refuses the program with
- * ENOTSUPP (without it, the interpreter runs it): that refusal is
+ * a 32-bit kernel refuses the program with ENOTSUPP: that refusal is
  * checked, and the subtest is skipped.
  */
 static inline struct ip_cookie_probe *probe_on_map(int fd)
