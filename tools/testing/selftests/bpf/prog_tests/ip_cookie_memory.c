@@ -764,6 +764,11 @@ static void slab_growth(const struct slab_snap *a, const struct slab_snap *b)
 
 #define MILLION_KEYS	10000
 #define MILLION_ROUNDS	100
+/* Batches run once the cgroup is full: each must fail with -ENOMEM and
+ * change nothing.  More would only prolong the hold on the grace
+ * periods (under emulation past RCU Tasks' 10-minute stall warning).
+ */
+#define MILLION_FULL	3
 /* Room under memory.max for the replaced elements that wait. */
 #define MILLION_ROOM	(24 << 20)
 /* What kmalloc outside any cgroup may grow by meanwhile: other activity
@@ -775,15 +780,16 @@ static void slab_growth(const struct slab_snap *a, const struct slab_snap *b)
 struct million_res {
 	__u32 nomem;		/* batches that failed with -ENOMEM */
 	__u32 done;		/* replaces that succeeded */
+	__u32 rounds;		/* batches run */
 };
 
 /* In a child in the cgroup open at @cgfd, while no grace period can end:
- * a million replaces, 100 batches over the same 10,000 keys, with room for
- * 24 MB more under memory.max.  Each replaced element waits on the deferred
- * free list, so the cgroup fills: each batch succeeds or stops with
- * -ENOMEM, and every key holds the value of the last batch that reached
- * it.  Writes a byte to @wfd once the limit is set.  Exit 0 if so, else a
- * code for what failed.
+ * up to a million replaces, batches of 10,000 over the same keys, with
+ * room for 24 MB more under memory.max, until MILLION_FULL batches have
+ * failed.  Each replaced element waits on the deferred free list, so the
+ * cgroup fills: each batch succeeds or stops with -ENOMEM, and every key
+ * holds the value of the last batch that reached it.  Writes a byte to
+ * @wfd once the limit is set.  Exit 0 if so, else a code for what failed.
  */
 static int replace_million_child(int cgfd, int wfd, struct million_res *res)
 {
@@ -813,7 +819,8 @@ static int replace_million_child(int cgfd, int wfd, struct million_res *res)
 		return 12;
 	if (write(wfd, "", 1) != 1)
 		return 12;
-	for (r = 1; r <= MILLION_ROUNDS; r++) {
+	for (r = 1; r <= MILLION_ROUNDS && res->nomem < MILLION_FULL; r++) {
+		res->rounds = r;
 		for (i = 0; i < MILLION_KEYS; i++)
 			vals[i] = (__u64)r << 32 | i;
 		n = MILLION_KEYS;
@@ -841,7 +848,7 @@ static int replace_million_child(int cgfd, int wfd, struct million_res *res)
 	return 0;
 }
 
-/* A million replaces in a memory cgroup while a sleepable program holds
+/* Up to a million replaces in a memory cgroup while a sleepable program holds
  * off the grace periods (it blocks in a page fault): every replaced
  * element and the deferred free list that holds it are charged to the
  * map's cgroup, so the replaces fail with -ENOMEM once it is full, with
@@ -912,9 +919,9 @@ static void test_replace_million(void)
 		if (!ASSERT_LT(outside, MILLION_SLACK, "uncharged_growth"))
 			slab_growth(&snap_base, &snap_peak);
 		if (env.verbosity > VERBOSE_NONE)
-			printf("%s: %u replaces done, %u batches -ENOMEM, uncharged kmalloc +%lld bytes at most, %.1f s\n",
-			       __func__, res.done, res.nomem, outside,
-			       took / 1e9);
+			printf("%s: %u replaces done in %u batches, %u -ENOMEM, uncharged kmalloc +%lld bytes at most, %.1f s\n",
+			       __func__, res.done, res.rounds, res.nomem,
+			       outside, took / 1e9);
 	}
 	ASSERT_EQ(memcg_event(cgfd, "oom"), 0, "memory.events_oom");
 	ASSERT_EQ(memcg_event(cgfd, "oom_kill"), 0, "memory.events_oom_kill");
@@ -1169,15 +1176,18 @@ static int soft_lockups(int fd)
 
 /* Rebuilds of an index of up to 2^21 slots, then the free of a map with
  * 1M entries, on a kernel without preemption (the debug kernel is
- * PREEMPT_NONE) and with the soft-lockup watchdog at its shortest (it
- * reports a CPU that has not scheduled for 2 s): both reschedule.
+ * PREEMPT_NONE) and with the soft-lockup watchdog at a tenth of its boot
+ * threshold (1 s for the default 10, so it reports a CPU that has not
+ * scheduled for 2 s): both reschedule.  Under emulation the harness boots
+ * with 30, as a host that runs other VMs can stop a vCPU for seconds;
+ * the free without its cond_resched() holds a CPU for about a minute there.
  */
 static void free_full(__u32 max, __u32 step)
 {
 	long long slack = 64LL * getpagesize() * libbpf_num_possible_cpus();
 	long long cg_before, cg_after = -1;
 	int fd, cgfd, err, kfd = -1;
-	char thresh[16] = "";
+	char thresh[16] = "", shorter[16];
 	bool watchdog;
 	__u32 i, id;
 
@@ -1199,9 +1209,11 @@ static void free_full(__u32 max, __u32 step)
 	} else if (!ASSERT_OK(err, "watchdog_thresh")) {
 		goto out;
 	}
+	i = atoi(thresh) / 10;
+	snprintf(shorter, sizeof(shorter), "%u", i ? i : 1);
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (!ASSERT_OK_FD(kfd, "kmsg") || lseek(kfd, 0, SEEK_END) < 0 ||
-	    (watchdog && write_sysctl(WATCHDOG_THRESH, "1")))
+	    (watchdog && write_sysctl(WATCHDOG_THRESH, shorter)))
 		goto out;
 	cg_before = memcg_settled(cgfd, true);
 	fd = create_map(8, 8, max, 0);
