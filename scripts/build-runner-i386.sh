@@ -3,15 +3,15 @@
 # The 32-bit test_progs of make test ARCH=i386, into bpf-mini-i386: the
 # series' syscall-level tests (I386_TESTS: the API, checked against a
 # model, where it meets BTF, bpffs and the batch code, memory and memcg,
-# the scale test), with upstream's test_progs.c and helpers, linked
+# the scale test) and its program tests (ip_cookie_progs: each attach
+# type a 32-bit kernel has, the refusals of those it lacks, and the
+# verifier's rejections), with upstream's test_progs.c and helpers, linked
 # statically against a 32-bit libbpf, libelf, zlib and zstd
 # (build/sysroot-i386, Debian's i386 packages; Debian's i686-linux-gnu
 # cross gcc). Their skeletons' BPF objects are built by clang against the
 # i386 kernel's vmlinux.h, and the skeletons by the host's bpftool.
 # The other tests are left out: upstream's selftests do not build for a
-# 32-bit target, and ip_cookie_progs' skeleton holds programs with
-# atomics and kfunc calls, which the x86-32 JIT lacks or the interpreter
-# refuses (docs/results/arches.md). I386_TESTS=ip_cookie_progs builds it.
+# 32-bit target (docs/results/arches.md).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +22,7 @@ MINI=$LINUX/tools/testing/selftests/bpf-mini-i386
 JOBS=${JOBS:-$(nproc)}
 VMLINUX=$BUILD/kbuild-debug-i386/vmlinux
 BPFTOOL=$BUILD/tools/bpftool/bpftool
-I386_TESTS=${I386_TESTS:-ip_cookie_fuzz ip_cookie_uapi ip_cookie_api ip_cookie_memory}
+I386_TESTS=${I386_TESTS:-ip_cookie_fuzz ip_cookie_uapi ip_cookie_api ip_cookie_memory ip_cookie_progs}
 
 die() { echo "build-runner-i386: $*" >&2; exit 1; }
 [ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"

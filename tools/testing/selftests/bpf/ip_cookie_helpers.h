@@ -368,7 +368,11 @@ static inline __u64 ksym(const char *name)
 		return 0;
 	addr = ksym_get_addr(name);
 	ASSERT_NEQ(addr, 0, name);
-	return addr;
+	/* trace_helpers keeps addresses in a long: on a 32-bit kernel a
+	 * text address has the sign bit set, and bpf_get_func_ip()
+	 * zero-extends it.
+	 */
+	return (unsigned long)addr;
 }
 
 /* Which symbols of /proc/kallsyms ipc_ksym_filter() keeps. */

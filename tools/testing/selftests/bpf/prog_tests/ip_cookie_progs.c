@@ -361,14 +361,23 @@ static void run_attach_test(void (*subtest)(struct ip_cookie *skel,
 	__u64 ips[NR_FUNCS];
 	int i;
 
-	skel = ip_cookie__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "skel_load"))
+	skel = ip_cookie__open();
+	if (!ASSERT_OK_PTR(skel, "skel_open"))
 		return;
+	/* The x86-32 JIT has no BPF atomics, and a kernel that cannot JIT a
+	 * program refuses it (BPF_JIT_ALWAYS_ON): leave out the one program
+	 * that counts with them.  No subtest here attaches it.
+	 */
+	if (kernel_ptr_size() == 4)
+		bpf_program__set_autoload(skel->progs.ipc_count, false);
+	if (!ASSERT_OK(ip_cookie__load(skel), "skel_load"))
+		goto out;
 	skel->bss->test_pid = getpid();
 	for (i = 0; i < NR_FUNCS; i++)
 		ips[i] = ksym(fentry_funcs[i]);
 	fill_ips(bpf_map__fd(skel->maps.ip_map), ips, NR_FUNCS);
 	subtest(skel, ips);
+out:
 	ip_cookie__destroy(skel);
 }
 
