@@ -20,8 +20,8 @@ Targets (each builds what it needs; build/ holds everything generated):
                      counted per scripts/arch-limits.txt; ARCH=s390x: the
                      same, skeletons made by s390x's bpftool under
                      qemu-user; ARCH=i386: a 32-bit debug kernel and a
-                     static 32-bit test_progs with the tests that load no
-                     BPF object; docs/results/arches.md)
+                     static 32-bit test_progs with the syscall-level tests
+                     and ip_cookie_progs; docs/results/arches.md)
   make vm            shell in the debug-kernel VM (/bpf: test_progs, bench, bpftool)
   make patches       the bpf-next series as mails in build/series/: one patch per
                      series/manifest id, cover letter from series/cover-letter.txt
