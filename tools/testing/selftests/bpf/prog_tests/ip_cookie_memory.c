@@ -1178,9 +1178,10 @@ static int soft_lockups(int fd)
  * 1M entries, on a kernel without preemption (the debug kernel is
  * PREEMPT_NONE) and with the soft-lockup watchdog at a tenth of its boot
  * threshold (1 s for the default 10, so it reports a CPU that has not
- * scheduled for 2 s): both reschedule.  Under emulation the harness boots
- * with 30, as a host that runs other VMs can stop a vCPU for seconds;
- * the free without its cond_resched() holds a CPU for about a minute there.
+ * scheduled for 2 s): both reschedule.  A guest under emulation is best
+ * booted with a longer threshold, as its host can stop a vCPU for seconds
+ * (30 gives 3 here); the free without its cond_resched() holds a CPU for
+ * about a minute there.
  */
 static void free_full(__u32 max, __u32 step)
 {
