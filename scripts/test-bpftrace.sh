@@ -132,11 +132,14 @@ set -u
 fail=0
 ./bpftrace-ipc --info 2>&1 | grep -E 'kprobe_multi|ip_cookie'
 ./bpftrace-ipc --info 2>&1 | grep -q 'ip_cookie: no' || { echo "FAIL: the kernel has no ip_cookie map, bpftrace says otherwise"; fail=1; }
-# auto: cookies; the probe names as with the map
-./bpftrace-ipc -e 'kprobe:vfs_* { @[probe] = count(); } interval:ms:300 { exit(); }' > /tmp/auto.out 2>&1 &
+# auto: cookies; the probe names as with the map. The workload runs
+# until bpftrace exits: attaching takes seconds under emulation.
+./bpftrace-ipc -e 'kprobe:vfs_* { @[probe] = count(); } interval:s:5 { exit(); }' > /tmp/auto.out 2>&1 &
 pid=$!
-sleep 0.1
-mkdir /tmp/d && rmdir /tmp/d
+while kill -0 $pid 2>/dev/null; do
+	mkdir /tmp/d && rmdir /tmp/d
+	sleep 0.1
+done
 wait $pid || { echo "FAIL: auto exited $?"; fail=1; }
 cat /tmp/auto.out
 grep -q '^@\[kprobe:vfs_' /tmp/auto.out || { echo "FAIL: no probe names"; fail=1; }
