@@ -181,9 +181,11 @@ goals=()
 for t in $TARGETS; do goals+=("$MINI/$t"); done
 if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) true ;; *) false ;; esac; then
 	# bpf_test_modorder_x.ko: a second module for ip_cookie_module, and
-	# ip_cookie_testmod.ko, whose init text holds a key.
+	# ip_cookie_testmod.ko, whose init text holds a key (once the tree
+	# has it: make check builds the series' earlier prefixes too).
 	extra="$extra $MINI/bpf_testmod.ko $MINI/bpf_test_modorder_x.ko"
-	extra="$extra $MINI/ip_cookie_testmod.ko"
+	[ ! -f "$SELF/ip_cookie_testmod/Makefile" ] ||
+		extra="$extra $MINI/ip_cookie_testmod.ko"
 	# Built for another kernel: force a rebuild.
 	if [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" != "$KBUILD" ]; then
 		rm -f "$MINI/bpf_testmod.ko" "$MINI/bpf_test_modorder_x.ko" \
