@@ -298,14 +298,13 @@ fi
 	echo "ITERS=$ITERS"
 	echo "REPS=$REPS"
 	echo "SETS='$SETS'"
+	cat "$S/guest-tool-lib.sh"
 	cat <<'EOF'
 set -u
 set -f			# the patterns hold '*'
 BTP=./bpftrace-ipc
 W=/tmp/bb
 mkdir -p $W
-mkfifo $W/never
-exec 9<>$W/never
 export __BPFTRACE_NOTIFY_PROBES_ATTACHED=1
 fail=0
 BPFTOOL=""
@@ -314,26 +313,6 @@ BPFTOOL=""
 say() { echo "bb: $*"; }
 bad() { echo "bb: FAIL: $*"; fail=1; }
 warn() { echo "bb-warn $*"; }
-# Wait S guest seconds without forking or calling nanosleep: a read
-# from a FIFO nobody writes.
-nap() { read -t "$1" -u 9 _; }
-up() { read -r T _ < /proc/uptime; }	# T: guest seconds, 2 decimals
-
-# PID has exited (a child not yet waited for is a zombie).
-gone() {
-	[ -r /proc/$1/stat ] || return 0
-	local st
-	read -r _ _ st _ < /proc/$1/stat
-	[ "$st" = Z ]
-}
-# PID sits in epoll_wait (232), epoll_pwait (281) or epoll_pwait2 (441):
-# bpftrace's poll loop, where it is between two prints.
-in_poll() {
-	local sc=x
-	{ read -r sc _ < /proc/$1/syscall; } 2> /dev/null
-	case $sc in 232|281|441) return 0 ;; esac
-	return 1
-}
 
 # The loop: ID K N; prints bb-run.
 trig() {
@@ -414,25 +393,6 @@ inv() {	# ID TAG PID
 	fi
 }
 
-# SIGTERM PID and wait for its exit status. 0.17 can miss the signal (its
-# flag is read only when epoll_wait() fails with EINTR): when it sits in
-# epoll_wait at two looks 0.5 s apart, the signal goes again.
-stop() {	# PID
-	local seen=0
-	kill -TERM $1
-	TERMS=1
-	while ! gone $1; do
-		nap 0.5
-		if in_poll $1; then seen=$((seen + 1)); else seen=0; fi
-		if [ $seen -ge 2 ]; then
-			kill -TERM $1
-			TERMS=$((TERMS + 1))
-			seen=0
-		fi
-	done
-	wait $1
-}
-
 # Per-function increments of the two intervals, from snapshots s0 s1 s2:
 # bb-func for each function whose second minus first increment is at least
 # 1/1000 hit per iteration either way, bb-hits for the totals.
@@ -469,27 +429,25 @@ baseline() {	# REP
 }
 
 session() {	# SET PATTERN MODE REP
-	local id=$1-$3-r$4 pid t0 t1 n=0 rc
+	local id=$1-$3-r$4 pid t0 t1 rc
 	echo "bb-session id=$id set=$1 mode=$3 rep=$4 pattern=$2"
 	: > $W/$id.out
 	: > $W/$id.err
-	up; t0=$T
+	stamp; t0=$T
 	env BPFTRACE_MULTI_PROBE_ID=$3 $BTP -e "kprobe:$2 { @[probe] = count(); }" \
 		> $W/$id.out 2> $W/$id.err &
 	pid=$!
-	while ! grep -q __BPFTRACE_NOTIFY_PROBES_ATTACHED $W/$id.err; do
-		if gone $pid; then
-			wait $pid; rc=$?
-			bad "$id: bpftrace exited $rc before attaching"
-			echo "--- $id stdout"; head -20 $W/$id.out
-			echo "--- $id stderr"; cat $W/$id.err
-			return 1
-		fi
-		n=$((n + 1))
-		[ $n -lt 6000 ] || { bad "$id: not attached after 600 s"; kill -KILL $pid; wait $pid; return 1; }
-		nap 0.1
-	done
-	up; t1=$T
+	wait_line $W/$id.err __BPFTRACE_NOTIFY_PROBES_ATTACHED $pid
+	case $? in
+	0) ;;
+	1)	wait $pid; rc=$?
+		bad "$id: bpftrace exited $rc before attaching"
+		echo "--- $id stdout"; head -20 $W/$id.out
+		echo "--- $id stderr"; cat $W/$id.err
+		return 1 ;;
+	*)	bad "$id: not attached after 600 s"; kill -KILL $pid; wait $pid; return 1 ;;
+	esac
+	stamp; t1=$T
 	echo "bb-attach id=$id guest_s=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')"
 	inv $id attached $pid
 	snap $id 0 $pid || return 1
@@ -498,9 +456,9 @@ session() {	# SET PATTERN MODE REP
 	trig $id 2 $((2 * ITERS)) || return 1
 	snap $id 2 $pid || return 1
 	inv $id end $pid
-	up; t0=$T
+	stamp; t0=$T
 	stop $pid; rc=$?
-	up; t1=$T
+	stamp; t1=$T
 	echo "bb-exit id=$id rc=$rc terms=$TERMS detach_guest_s=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }')"
 	[ $rc = 0 ] || warn "id=$id bpftrace exited $rc"
 	deltas $id
@@ -542,8 +500,8 @@ set -e
 secs=$(($(date +%s) - start))
 
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-[ -z "$(git -C "$ROOT" status --porcelain -- scripts/bench-bpftrace.sh scripts/bt-trigger.c 2>/dev/null)" ] ||
-	commit="$commit (with uncommitted scripts/bench-bpftrace.sh or bt-trigger.c)"
+[ -z "$(git -C "$ROOT" status --porcelain -- scripts/bench-bpftrace.sh scripts/bt-trigger.c scripts/guest-tool-lib.sh 2>/dev/null)" ] ||
+	commit="$commit (with uncommitted scripts/bench-bpftrace.sh, bt-trigger.c or guest-tool-lib.sh)"
 RAW=$RESULTS/raw-bpftrace-icount.txt
 MD=$RESULTS/bpftrace-icount.md
 [ $rc = 0 ] || RAW=$LOG.raw.txt

@@ -29,13 +29,8 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	mkdir -p "$BUILD/vm"
 	cp "$BUILD/kbuild-base/vmlinux" "$IMG_GEN"
-	# Expanded before BUILD=$VARIANT below, which would change them.
-	src=$BUILD/src
-	cache=${CCACHE_DIR:-$BUILD/ccache}
-	BUILD=$VARIANT KDIR=$src \
-		EXTRA_PATCHES=$ROOT/patches/variants/no-gen-lookup.patch \
-		"$ROOT/scripts/prepare-tree.sh"
-	BUILD=$VARIANT CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" base
+	EXTRA_PATCHES=$ROOT/patches/variants/no-gen-lookup.patch \
+		"$ROOT/scripts/build-variant.sh" "$VARIANT" base
 	cp "$VARIANT/kbuild-base/vmlinux" "$IMG_CALL"
 fi
 for f in "$IMG_GEN" "$IMG_CALL"; do

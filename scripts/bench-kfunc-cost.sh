@@ -25,12 +25,7 @@ without="-kfunc -uoffset -funcip"
 if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
-	[ -f "$BUILD/src/.extracted" ] || "$ROOT/scripts/prepare-tree.sh"
-	# Expanded before BUILD=$NO5 below, which would change them.
-	src=$BUILD/src
-	cache=${CCACHE_DIR:-$BUILD/ccache}
-	BUILD=$NO5 KDIR=$src PATCHES="$without" "$ROOT/scripts/prepare-tree.sh"
-	BUILD=$NO5 CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" base
+	PATCHES="$without" "$ROOT/scripts/build-variant.sh" "$NO5" base
 fi
 
 cmd="for r in \$(seq 1 $ROUNDS); do"

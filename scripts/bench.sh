@@ -152,13 +152,8 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	# (this also spares the debug kernel build of make selftests).
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	if [ "$KCOOKIE" = 1 ]; then
-		# Expanded before BUILD=$VARIANT below, which would change them.
-		src=$BUILD/src
-		cache=${CCACHE_DIR:-$BUILD/ccache}
-		BUILD=$VARIANT KDIR=$src \
-			EXTRA_PATCHES=$ROOT/patches/variants/kmulti-cookie-o1.patch \
-			"$ROOT/scripts/prepare-tree.sh"
-		BUILD=$VARIANT CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" base
+		EXTRA_PATCHES=$ROOT/patches/variants/kmulti-cookie-o1.patch \
+			"$ROOT/scripts/build-variant.sh" "$VARIANT" base
 	fi
 fi
 [ -x "$MINI/bench" ] || { echo "bench: no $MINI/bench (make selftests)" >&2; exit 1; }

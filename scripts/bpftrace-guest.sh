@@ -3,8 +3,9 @@
 # the patch of contrib/bpftrace ($BTP), whose '@[probe]' under a kprobe
 # wildcard is one kprobe_multi program that finds its probe at run time,
 # from the ip_cookie map (BPFTRACE_MULTI_PROBE_ID=map) or from the link's
-# cookies (=cookie). Runs after scripts/demo-guest-lib.sh (run, stop,
-# workload_fs, ...) with N and BIG set; sets eq_f (yes/NO).
+# cookies (=cookie). Runs after scripts/guest-tool-lib.sh (stop, ...) and
+# scripts/demo-guest-lib.sh (run, workload_fs, ...) with N and BIG set;
+# sets eq_f (yes/NO).
 #
 # Checked: each run exits 0, loads one BPF program, reports no hit that
 # found no probe ID; over 'vfs_*' and over 'vfs_*' plus BIG (2,000 functions

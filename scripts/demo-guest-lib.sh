@@ -2,89 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # The guest half of make demo and make test-bpftrace: helpers that run a
 # tracing tool, wait until it is attached, take bpftool's inventory, run
-# a workload and stop it, timing each step. The host scripts put this file
-# first in the script the guest runs (after the variables they set).
+# a workload and stop it, timing each step. The host scripts put it next
+# to scripts/guest-tool-lib.sh in the script the guest runs (after the
+# variables they set).
 
-# Runs in the busybox guest, in /bpf. Timestamps come from /proc/uptime
-# (10 ms steps) read by the shell itself; waits poll every 50 ms with
-# "read -t" on a FIFO nobody writes, so that waiting neither forks nor
-# calls nanosleep (part d times do_nanosleep).
+# Runs in the busybox guest, in /bpf, after scripts/guest-tool-lib.sh
+# (nap, stamp, wait_line, stop).
 set -u
 W=/tmp/demo
 mkdir -p $W
 : > $W/f
 : > $W/rows
-mkfifo $W/never
-exec 9<>$W/never
 fail=0
 
-stamp() { read -r T _ < /proc/uptime; }
-nap() { read -t 0.05 -u 9 _; }
 say() { echo "demo: $*"; }
 bad() { echo "demo: FAIL: $*"; fail=1; }
-
-has_line() {	# FILE TEXT
-	while IFS= read -r l; do
-		case $l in *"$2"*) return 0 ;; esac
-	done < "$1"
-	return 1
-}
-
-# PID has exited (a child not yet waited for is a zombie, which kill -0
-# does not tell).
-gone() {
-	[ -r /proc/$1/stat ] || return 0
-	read -r _ _ st _ < /proc/$1/stat
-	[ "$st" = Z ]
-}
-
-# Wait until FILE holds a line with TEXT (0), or PID exits first (1), or
-# 600 s pass (2).
-wait_line() {	# FILE TEXT PID
-	stamp; local end=${T%.*}; end=$((end + 600))
-	while :; do
-		has_line "$1" "$2" && return 0
-		if gone "$3"; then has_line "$1" "$2"; return; fi
-		stamp; [ "${T%.*}" -lt $end ] || return 2
-		nap
-	done
-}
-
-# SIGTERM PID and wait for its exit status. bpftrace 0.17 can miss the
-# signal: its handler only sets a flag, which poll_perf_events() reads
-# only when epoll_wait() fails with EINTR, so a signal that lands while it
-# runs between two of its 100 ms epoll_wait() calls leaves it polling for
-# ever. When PID sits in epoll_wait (/proc/PID/syscall: 232 epoll_wait,
-# 281 epoll_pwait, 441 epoll_pwait2) at two looks 0.5 s apart, the signal
-# is sent again (bpftrace's detaching and printing make no such call; its
-# final drain waits 100 ms once). TERMS counts the signals; the detach
-# time counts from the first.
-stop() {	# PID
-	local last seen=0 sc
-	kill -TERM $1
-	TERMS=1
-	# centiseconds of uptime (two decimals: never a leading 0 this late)
-	stamp; last=${T%.*}${T#*.}
-	while ! gone $1; do
-		nap
-		stamp
-		[ $((${T%.*}${T#*.} - last)) -ge 50 ] || continue
-		last=${T%.*}${T#*.}
-		sc=running
-		read -r sc _ < /proc/$1/syscall 2> /dev/null
-		case $sc in
-		232|281|441) seen=$((seen + 1)) ;;
-		*) seen=0 ;;
-		esac
-		if [ $seen -ge 2 ]; then
-			say "pid $1 still in epoll_wait after SIGTERM: it missed it; sending it again"
-			kill -TERM $1
-			TERMS=$((TERMS + 1))
-			seen=0
-		fi
-	done
-	wait $1
-}
 
 # What PID holds, from bpftool while it is attached: PROGS ("67 kprobe":
 # how many, of which type), FUNCS (functions attached: perf-event kprobes

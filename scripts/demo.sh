@@ -138,7 +138,7 @@ GUEST=$TMP/demo-guest.sh
 	echo "N=$N"
 	echo "BIG='$BIG'"
 	echo "RAISED=$RAISED"
-	cat "$S/demo-guest-lib.sh"
+	cat "$S/guest-tool-lib.sh" "$S/demo-guest-lib.sh"
 	cat <<'EOF'
 
 FC_READY="Tracing "

@@ -61,7 +61,7 @@ guest() {	# FILE: the guest script (lib + bpftrace part), run as /bpf/FILE
 		echo "N=$N"
 		echo "BIG='s*'"
 		echo "BTP=./bpftrace-ipc"
-		cat "$S/demo-guest-lib.sh" "$S/bpftrace-guest.sh"
+		cat "$S/guest-tool-lib.sh" "$S/demo-guest-lib.sh" "$S/bpftrace-guest.sh"
 		cat <<'EOF'
 echo
 awk -F'|' '{ printf "%-16s %-14s %-32s %6s %-10s %9s %9s\n", $1, $2, $3, $4, $5, $7, $8 }' $W/rows
