@@ -162,7 +162,7 @@ mode=full
 [ "$QUICK" = 1 ] && mode=quick
 rounds=${ROUNDS:-$([ "$QUICK" = 1 ] && echo 2 || echo 1)}
 timeout=$([ "$QUICK" = 1 ] && echo 3600 || echo 14400)
-mkdir -p "$RESULTS"
+mkdir -p "$RESULTS" "$BUILD/vm"
 
 # What the numbers ran on.
 env_file() {	# env_file ACCEL FILE
