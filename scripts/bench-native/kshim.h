@@ -160,6 +160,7 @@ static inline long PTR_ERR(const void *p) { return (long)p; }
 static inline bool IS_ERR(const void *p) { return IS_ERR_VALUE(p); }
 static inline bool IS_ERR_OR_NULL(const void *p) { return !p || IS_ERR_VALUE(p); }
 static inline void *ERR_CAST(const void *p) { return (void *)p; }
+static inline int PTR_ERR_OR_ZERO(const void *p) { return IS_ERR(p) ? PTR_ERR(p) : 0; }
 
 /* errno-base.h, errno.h (the UAPI values) */
 #define EPERM		1
@@ -222,6 +223,13 @@ static inline void list_del(struct list_head *entry)
 #define atomic_dec(v)		__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_SEQ_CST)
 #define cmpxchg(ptr, old, new)	__sync_val_compare_and_swap(ptr, old, new)
 #define smp_rmb()		barrier()
+
+/* refcount.h (no saturation: the model never over- or underflows it) */
+typedef struct { int refs; } refcount_t;
+#define refcount_set(r, n)	WRITE_ONCE((r)->refs, (n))
+#define refcount_inc(r)		__atomic_fetch_add(&(r)->refs, 1, __ATOMIC_SEQ_CST)
+#define refcount_dec_and_test(r)					\
+	(__atomic_sub_fetch(&(r)->refs, 1, __ATOMIC_SEQ_CST) == 0)
 
 /*
  * nospec.h: array_index_nospec() with x86's array_index_mask_nospec() of
