@@ -5,6 +5,19 @@
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
+# The upstream base (scripts/base-lib.sh), handed to every script: 6.12, or
+# 7.3 while the series moves there (build/7.3/). BASE=1 is make test's older
+# spelling of SCALE_ON_BASE=1, on 6.12.
+BASE ?= 6.12
+ifeq ($(BASE),1)
+override BASE := 6.12
+export SCALE_ON_BASE := 1
+endif
+ifeq ($(filter 6.12 7.3,$(BASE)),)
+$(error BASE=$(BASE): not a base (6.12, the default, or 7.3))
+endif
+export BASE
+
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
 	test-kcsan test-bpftrace \
 	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
@@ -14,8 +27,8 @@ Targets (each builds what it needs; build/ holds everything generated):
   make test          debug kernel (KASAN, lockdep, kmemleak), libbpf, bpftool and
                      test_progs; the series' tests and scripts/tests.list in the
                      debug VM; "N passed, N failed" last, non-zero on a failure,
-                     splat or timeout (TESTS="a b": only these; BASE=1: also
-                     ip_cookie_scale on the base kernel; ARCH=arm64: the
+                     splat or timeout (TESTS="a b": only these; SCALE_ON_BASE=1:
+                     also ip_cookie_scale on the base kernel; ARCH=arm64: the
                      same cross-built for arm64 and run under TCG, refusals
                      counted per scripts/arch-limits.txt; ARCH=s390x: the
                      same, skeletons made by s390x's bpftool under

@@ -72,7 +72,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 RESULTS=${RESULTS:-$ROOT/docs/results}
 ITERS=${BT_ITERS:-200000}

@@ -15,7 +15,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 RESULTS=${RESULTS:-$ROOT/docs/results}
 BOOTS=${BOOTS:-2}
 ROUNDS=${ROUNDS:-2}

@@ -16,7 +16,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 RESULTS=${RESULTS:-$ROOT/docs/results}
 ROUNDS=${ROUNDS:-3}
 NO5=$BUILD/no-kfunc

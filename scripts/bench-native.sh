@@ -27,9 +27,11 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 SRC=$ROOT/scripts/bench-native
-TREE=$ROOT/build/linux
-OUT=$ROOT/build/bench-native
+TREE=$BASE_HOME/linux
+OUT=$BASE_HOME/bench-native
 RES=$ROOT/docs/results
 ROUNDS=${NATIVE_ROUNDS:-5}
 MAX_N=${NATIVE_MAX_N:-1048576}

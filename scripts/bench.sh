@@ -27,7 +27,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 QUICK=${QUICK:-0}
 BOOTS=${BOOTS:-3}
 ONLY=${ONLY:-icount time native}

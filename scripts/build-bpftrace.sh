@@ -19,7 +19,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 PATCHES=${BPFTRACE_PATCHES:-$ROOT/contrib/bpftrace/*.patch}
 OUT=$BUILD/bpftrace
 SRC=$OUT/src

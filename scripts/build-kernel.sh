@@ -22,7 +22,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 FLAVOR=${1:-base}
 LINUX=$BUILD/linux
 O=$BUILD/kbuild-$FLAVOR

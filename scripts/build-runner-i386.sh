@@ -15,7 +15,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 SELF=$LINUX/tools/testing/selftests/bpf
 MINI=$LINUX/tools/testing/selftests/bpf-mini-i386
@@ -55,7 +56,7 @@ if [ ! -f "$MINI/vmlinux.h" ] || [ "$VMLINUX" -nt "$MINI/vmlinux.h" ]; then
 	mv "$MINI/vmlinux.h.new" "$MINI/vmlinux.h"
 fi
 for p in $skels; do
-	clang-19 -g -O2 --target=bpfel -mcpu=v3 -D__TARGET_ARCH_x86 \
+	"clang-$LLVM_VER" -g -O2 --target=bpfel -mcpu=v3 -D__TARGET_ARCH_x86 \
 		-I"$MINI" -I"$SELF" -I"$SELF/progs" -I"$MINI/libbpf/include" \
 		-I"$LINUX/tools/include/uapi" -c "$SELF/progs/$p.c" -o "$MINI/obj/$p.bpf.o"
 	"$BPFTOOL" gen object "$MINI/obj/$p.linked.o" "$MINI/obj/$p.bpf.o"

@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the sample tools of tools-extra/ipcookie (ipcookie_funccount,
 # ipcookie_funclatency; not part of the kernel series) into build/samples:
-# BPF object with clang-19, skeleton with our bpftool, user part and
-# ipcookie_common.c linked statically with our libbpf.
+# BPF object with clang-19 (BASE=7.3: clang-22), skeleton with our bpftool,
+# user part and ipcookie_common.c linked statically with our libbpf.
 # TEST_ARCH=arm64|s390x: for that architecture, into build/samples-<arch>,
 # with the cross compiler of build/sysroot-<arch> and the libbpf that
 # scripts/build-selftests.sh built for it (build-selftests first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 TOOLS=$BUILD/tools
 SRC=$ROOT/tools-extra/ipcookie
@@ -49,7 +50,7 @@ $CC "${CFLAGS[@]}" -c "$SRC/ipcookie_common.c" -o "$OUT/ipcookie_common.o"
 for bpf in "$SRC"/*.bpf.c; do
 	name=$(basename "$bpf" .bpf.c)
 	echo "build-samples: $name${TEST_ARCH:+ ($TEST_ARCH)}"
-	clang-19 -g -O2 --target=$BPFTARGET -mcpu=v3 -D__TARGET_ARCH_$TARGET \
+	"clang-$LLVM_VER" -g -O2 --target=$BPFTARGET -mcpu=v3 -D__TARGET_ARCH_$TARGET \
 		-I"$INC" -I"$LINUX/tools/include/uapi" \
 		-c "$bpf" -o "$OUT/$name.bpf.o"
 	"$BPFTOOL" gen skeleton "$OUT/$name.bpf.o" \

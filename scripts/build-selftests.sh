@@ -6,7 +6,8 @@
 # A pruned copy of the selftests dir, bpf-mini, sits next to the upstream
 # one (same depth, so its relative paths work) with only the chosen
 # prog_tests and the progs their skeletons and .bpf.o references need; the
-# upstream selftests Makefile builds it.
+# upstream selftests Makefile builds it (clang-19; BASE=7.3: clang-22, and
+# pahole 1.30 first on PATH for bpf_testmod.ko's BTF).
 #   scripts/build-selftests.sh [test_progs] [bench]   (default: both)
 #   EXCLUDE_TESTS="a b"   leave these prog_tests of this repo out (make check:
 #                         the tests series/manifest keeps out of the series)
@@ -20,7 +21,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 SELF=$LINUX/tools/testing/selftests/bpf
 TEST_ARCH=${TEST_ARCH:-}
@@ -193,8 +195,8 @@ if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) tru
 			"$MINI/bpf_testmod.kdir"
 	fi
 fi
-mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG=clang-19 LLC=llc-19
-	LLVM_STRIP=llvm-strip-19 VMLINUX_BTF="$VMLINUX_BTF"
+mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG="clang-$LLVM_VER" LLC="llc-$LLVM_VER"
+	LLVM_STRIP="llvm-strip-$LLVM_VER" VMLINUX_BTF="$VMLINUX_BTF"
 	TRUNNER_EXTRA_FILES="$extra" "${CROSS[@]}")
 if [ "$TEST_ARCH" = s390x ]; then
 	# 6.12's libbpf (1.5) opens BPF objects of the host's byte order only

@@ -4,11 +4,12 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 OUT=$BUILD/tools
 JOBS=${JOBS:-$(nproc)}
-LLVM=(CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19)
+LLVM=(CLANG="clang-$LLVM_VER" LLC="llc-$LLVM_VER" LLVM_STRIP="llvm-strip-$LLVM_VER")
 
 mkdir -p "$OUT/libbpf" "$OUT/bpftool"
 echo "build-tools: libbpf -> $OUT/libbpf"

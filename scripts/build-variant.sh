@@ -10,7 +10,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 [ $# = 2 ] || { echo "usage: build-variant.sh DIR FLAVOR" >&2; exit 2; }
 mkdir -p "$1"
 dir=$(cd "$1" && pwd)

@@ -73,7 +73,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 OUT=${DEMO_OUT:-$ROOT/docs/results/demo.txt}
 LOG=${DEMO_LOG:-$BUILD/vm/demo.log}

@@ -17,8 +17,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 PATCHES=${PATCHES:-all}
 MIRROR=${MIRROR:-all}
 

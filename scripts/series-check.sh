@@ -46,7 +46,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
+base_only_612 "make check"
 GITDIR=$BUILD/series-git
 OUT=$BUILD/series
 CB=$BUILD/series-check

@@ -22,8 +22,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
+base_only_612 "make patches"
 SRC=$BUILD/src
 GITDIR=$BUILD/series-git
 OUT=$BUILD/series

@@ -10,7 +10,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 SECS=${SOAK_SECS:-600}
 KERNELS=${SOAK_KERNELS:-base debug}

@@ -34,8 +34,10 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
-MAIN=${BUILD:-$ROOT/build}
+MAIN=$BUILD
 B=$MAIN/full
 SELF=$B/linux/tools/testing/selftests/bpf
 MODS="bpf_testmod.ko bpf_test_no_cfi.ko bpf_test_modorder_x.ko bpf_test_modorder_y.ko"
@@ -61,7 +63,7 @@ selftests() {	# selftests OUTPUT TARGETS...
 	# The modules' Makefiles run "make -C <tree> M=..."; KBUILD_OUTPUT
 	# points that at the out-of-tree kernel build.
 	KBUILD_OUTPUT=$B/kbuild-full make -C "$SELF" -j"$(nproc)" OUTPUT="$out" \
-		CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19 \
+		CLANG=clang-$LLVM_VER LLC=llc-$LLVM_VER LLVM_STRIP=llvm-strip-$LLVM_VER \
 		VMLINUX_BTF="$B/kbuild-full/vmlinux" "$@"
 }
 

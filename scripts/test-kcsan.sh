@@ -11,7 +11,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 TESTS=${TESTS:-"ip_cookie_stress ip_cookie_fuzz ip_cookie_memory/lifetimes ip_cookie_resize/writes_survive_resize ip_cookie_resize/walk_during_resize ip_cookie_memory/grace_period ip_cookie_link/uaf_loop ip_cookie_link/kprobe_multi"}
 OURS='ip_cookie|bpf_get_attach_link_id|bpf_get_uprobe_offset|kprobe_multi_entry_ip|kprobe_multi_sort_cookies|bpf_kprobe_multi_cookie'

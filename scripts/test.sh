@@ -5,8 +5,11 @@
 # "N passed, N failed" last; non-zero on any test failure, kernel splat or
 # timeout.
 #   TESTS="a b"   run only these test_progs tests (names as test_progs knows them)
-#   BASE=1        also run the ip_cookie_scale* tests on the base kernel
-#                 (built for it), where they run at hardware-like speed
+#   SCALE_ON_BASE=1  also run the ip_cookie_scale* tests on the base
+#                 kernel (built for it), where they run at hardware-like
+#                 speed (BASE=1, its older spelling, still means that:
+#                 scripts/base-lib.sh)
+#   BASE=7.3      the same on 7.3 (scripts/base-lib.sh): build/7.3/
 #   ARCH=arm64|s390x  the same on that architecture: its debug kernel
 #                 (configs/arch-<arch>.config), test_progs, bpftool and the
 #                 sample tools cross-built, in QEMU under TCG
@@ -16,7 +19,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 # ARCH is Kbuild's variable too: keep it away from the builds below.
 case ${ARCH:-} in
@@ -148,14 +152,14 @@ if [ -n "$all" ]; then
 	done
 fi
 
-if [ -n "$scale" ] && [ "${BASE:-0}" = 1 ] && [ -z "$TEST_ARCH" ]; then
+if [ -n "$scale" ] && [ "${SCALE_ON_BASE:-0}" = 1 ] && [ -z "$TEST_ARCH" ]; then
 	"$S/build-kernel.sh" base || exit 1
 	cmd="./test_progs -t '$scale'"
 	echo "test: base kernel: $cmd"
 	"$S/vm-run.sh" --kernel base --log "$BUILD/vm/test-base.log" -- "$cmd"
 	count "$BUILD/vm/test-base.log.txt" $?
 else
-	echo "test: base-kernel step not run (BASE=1 runs ip_cookie_scale* there too)"
+	echo "test: base-kernel step not run (SCALE_ON_BASE=1 runs ip_cookie_scale* there too)"
 fi
 
 [ "$failed" -gt 0 ] && rc=1
