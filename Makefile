@@ -99,6 +99,9 @@ help:
 
 deps:
 	@$(DEPS)
+ifeq ($(BASE),7.3)
+	@scripts/fetch-base.sh
+endif
 
 tree: deps
 	@scripts/prepare-tree.sh
