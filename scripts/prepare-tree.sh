@@ -14,6 +14,10 @@
 # their mtimes and an incremental kernel build recompiles only what changed.
 # Files touched by a previous sync but no longer by any patch or mirror file
 # are restored from the pristine source (or deleted if they are not there).
+# BASE=7.3 (scripts/base-lib.sh): build/7.3/linux from the linux-source-7.3
+# tarball that scripts/fetch-base.sh fetches; each patches/X of the manifest
+# is taken from port-7.3/patches/X, and port-7.3/mirror.patch, if there,
+# is applied to the mirror files right after they are copied.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +28,15 @@ MIRROR=${MIRROR:-all}
 
 LINUX=$BUILD/linux
 STATE=$BUILD/sync-state.list
+# Where the manifest's patches/X are read from, and the patch of the mirror
+# files, for this base.
+PDIR=$ROOT/patches
+mirror_patch=()
+if [ "$BASE" = 7.3 ]; then
+	PDIR=$ROOT/port-7.3/patches
+	[ "$MIRROR" = none ] || [ ! -f "$ROOT/port-7.3/mirror.patch" ] ||
+		mirror_patch=("$ROOT/port-7.3/mirror.patch")
+fi
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
@@ -41,6 +54,9 @@ if [ -n "${KDIR:-}" ]; then
 else
 	SRC=$BUILD/src
 	if [ ! -f "$SRC/.extracted" ]; then
+		if [ "$BASE" = 7.3 ] && [ ! -f "$TARBALL" ]; then
+			"$ROOT/scripts/fetch-base.sh"
+		fi
 		[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/install-deps.sh)"
 		echo "prepare-tree: extracting $TARBALL into $SRC"
 		rm -rf "$SRC"
@@ -65,10 +81,10 @@ if [ "$PATCHES" != none ]; then
 	# "<id> patches/<name>.patch" lines of the manifest, in its order.
 	manifest=$(sed 's/#.*//' "$ROOT/series/manifest" |
 		awk 'NF == 2 && $2 ~ /^patches\/[^\/]*\.patch$/ { print $1, $2 }')
-	for p in "$ROOT"/patches/*.patch; do
+	for p in "$PDIR"/*.patch; do
 		[ -f "$p" ] || continue
 		grep -q " patches/${p##*/}\$" <<< "$manifest" ||
-			die "patches/${p##*/} is not in series/manifest (which gives the order)"
+			die "${p#"$ROOT"/} is not in series/manifest$([ "$PDIR" = "$ROOT/patches" ] || echo " as patches/${p##*/}") (which gives the order)"
 	done
 	want=" $PATCHES "
 	excl=0
@@ -81,7 +97,11 @@ if [ "$PATCHES" != none ]; then
 			die "PATCHES: no patch file of id '${w#-}' in series/manifest (ids: $(cut -d' ' -f1 <<< "$manifest" | uniq | paste -sd' '))"
 	done
 	while read -r id p; do
-		[ -f "$ROOT/$p" ] || die "series/manifest names $p, which does not exist"
+		f=$PDIR/${p#patches/}
+		# 6.12: every patch of the manifest; another base (ported one
+		# by one): the chosen ones, checked below.
+		[ "$BASE" != 6.12 ] || [ -f "$f" ] ||
+			die "series/manifest names $p, which does not exist"
 		case $PATCHES in
 		all) ;;
 		*)	if [ $excl = 1 ]; then
@@ -90,7 +110,8 @@ if [ "$PATCHES" != none ]; then
 				case $want in *" $id "*) ;; *) continue ;; esac
 			fi ;;
 		esac
-		patch_list+=("$ROOT/$p")
+		[ -f "$f" ] || die "series/manifest names $p: no ${f#"$ROOT"/} for BASE=$BASE yet (PATCHES=\"ids\": the ported ones only)"
+		patch_list+=("$f")
 	done <<< "$manifest"
 fi
 
@@ -104,7 +125,7 @@ tmp=$(mktemp -d "$BUILD/sync.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 : > "$tmp/touched"
-for p in "${patch_list[@]}" "${extra_list[@]}"; do
+for p in "${patch_list[@]}" "${mirror_patch[@]}" "${extra_list[@]}"; do
 	# "diff --git a/X b/Y": both sides count (renames, new and deleted files).
 	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$p" >> "$tmp/touched"
 	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$p" >> "$tmp/touched"
@@ -148,6 +169,9 @@ while read -r f; do
 	mkdir -p "$tmp/tree/$(dirname "$f")"
 	cp "$ROOT/$f" "$tmp/tree/$f"
 done < "$tmp/mirror"
+for p in "${mirror_patch[@]}"; do
+	apply "$p"
+done
 
 for p in "${extra_list[@]}"; do
 	apply "$p"
@@ -180,4 +204,4 @@ while read -r f; do
 done < "$tmp/all"
 
 cp "$tmp/touched" "$STATE"
-echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files, ${#extra_list[@]} extra patches, $changed files changed)"
+echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files${mirror_patch[0]:+ + ${mirror_patch[0]#"$ROOT"/}}, ${#extra_list[@]} extra patches, $changed files changed)"
