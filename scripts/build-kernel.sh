@@ -19,6 +19,9 @@
 # The config is tinyconfig + configs/base.config [+ configs/debug.config],
 # merged with merge_config.sh and completed by olddefconfig; every requested
 # value is then checked to have survived.
+# BASE=7.3 (scripts/base-lib.sh): in build/7.3/, configs/7.3.config merged
+# last where base.config is (what 7.3 needs otherwise), with the pahole
+# 1.30 of scripts/fetch-base.sh.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +34,13 @@ JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 
 SELFCFG=$LINUX/tools/testing/selftests/bpf
+# The requested lines when fragments set a symbol twice: a later
+# fragment's line wins, as in merge_config.sh, so each symbol's last line.
+# shellcheck disable=SC2016	# awk's $0 and $2
+LASTWINS='match($0, /^CONFIG_[A-Za-z0-9_]+=/) { s = substr($0, 1, RLENGTH - 1) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
+	s != "" { if (!(s in v)) o[n++] = s; v[s] = $0; s = "" }
+	END { for (i = 0; i < n; i++) print v[o[i]] }'
 # FRAGS are merged; the values in CHECK must survive olddefconfig (not
 # upstream's fragments: they ask for modules and options we need not have).
 case $FLAVOR in
@@ -59,10 +69,7 @@ debug-arm64|debug-s390x|debug-i386)
 	CHECK=$(mktemp)
 	trap 'rm -f "$CHECK"' EXIT
 	# shellcheck disable=SC2086
-	awk 'match($0, /^CONFIG_[A-Za-z0-9_]+=/) { s = substr($0, 1, RLENGTH - 1) }
-	     /^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
-	     s != "" { if (!(s in v)) o[n++] = s; v[s] = $0; s = "" }
-	     END { for (i = 0; i < n; i++) print v[o[i]] }' $FRAGS > "$CHECK" ;;
+	awk "$LASTWINS" $FRAGS > "$CHECK" ;;
 arm64)	FRAGS="$ROOT/configs/cross.config"
 	CHECK=$FRAGS ;;
 *)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64|debug-arm64|debug-s390x|debug-i386)" >&2; exit 1 ;;
@@ -83,6 +90,24 @@ debug-s390x)
 	CROSS=(CROSS_COMPILE=s390x-linux-gnu-) ;;
 esac
 read -ra TARGETS <<< "${KTARGETS:-all}"
+# Another base than 6.12: its fragment last over base.config (checked, its
+# lines winning), and its pahole.
+KPAHOLE=()
+if [ "$BASE" != 6.12 ]; then
+	case " $FRAGS " in
+	*" $ROOT/configs/base.config "*)
+		over=$ROOT/configs/$BASE.config
+		ck=$(mktemp)
+		# shellcheck disable=SC2086
+		awk "$LASTWINS" $CHECK "$over" > "$ck"
+		[ "$CHECK" = "$FRAGS" ] || rm -f "$CHECK"	# the case's temp file
+		CHECK=$ck
+		trap 'rm -f "$CHECK"' EXIT
+		FRAGS="$FRAGS $over" ;;
+	esac
+	"$ROOT/scripts/fetch-base.sh"
+	KPAHOLE=(PAHOLE="$BASE_HOME/bin/pahole")
+fi
 
 [ -f "$LINUX/Makefile" ] || { echo "build-kernel: run scripts/prepare-tree.sh first" >&2; exit 1; }
 
@@ -92,7 +117,7 @@ exec 9> "$BUILD/.lock-kbuild-$FLAVOR"
 flock -n 9 || { echo "build-kernel: waiting for another $FLAVOR build"; flock 9; }
 
 KMAKE=(make -C "$LINUX" O="$O" ARCH="$KARCH" "${CROSS[@]}" -j"$JOBS"
-	CC="ccache $KCC" HOSTCC="ccache gcc")
+	CC="ccache $KCC" HOSTCC="ccache gcc" "${KPAHOLE[@]}")
 # debug: UBSAN's alignment check for the map's file only (configs/debug.config
 # says why not CONFIG_UBSAN_ALIGNMENT); kbuild adds CFLAGS_<stem>.o to that
 # object, and only ip_cookie.o has this stem. A report is a splat.
@@ -101,10 +126,12 @@ if [ "${FLAVOR%%-*}" = debug ]; then
 fi
 mkdir -p "$O" "$CCACHE_DIR"
 
-# Regenerate the config only when a fragment changed, so that an unchanged
-# config never causes a rebuild.
+# Regenerate the config only when a fragment (or another base's pahole,
+# whose version the config records) changed, so that an unchanged config
+# never causes a rebuild.
 # shellcheck disable=SC2086
-want=$(cat $FRAGS | sha256sum | cut -d' ' -f1)
+want=$( (cat $FRAGS; [ ${#KPAHOLE[@]} = 0 ] || "$BASE_HOME/bin/pahole" --version) |
+	sha256sum | cut -d' ' -f1)
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.harness-config" 2>/dev/null)" != "$want" ]; then
 	echo "build-kernel: configuring $FLAVOR"
 	"${KMAKE[@]}" -s tinyconfig
