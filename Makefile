@@ -91,6 +91,12 @@ Variables (make VAR=value target):
   TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
   VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x)  JOBS=n (kernel builds)
   NO_BUILD=1         bench, bench-gen-lookup, bench-kfunc-cost: use what is built
+  BASE=7.3           (transition; default BASE=6.12) the same targets on Linux 7.3:
+                     Debian's linux-source-7.3 (trixie-backports, sha256 checked)
+                     and trixie's pahole 1.30 fetched by scripts/fetch-base.sh,
+                     port-7.3/patches/ for patches/, configs/7.3.config last,
+                     clang-22, everything in build/7.3/; not make patches/check.
+                     Until port-7.3/ has the patches: PATCHES=none MIRROR=none
 endef
 export HELP
 
