@@ -182,16 +182,19 @@ extra="$MINI/urandom_read $MINI/liburandom_read.so $MINI/uprobe_multi"
 goals=()
 for t in $TARGETS; do goals+=("$MINI/$t"); done
 if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) true ;; *) false ;; esac; then
-	# bpf_test_modorder_x.ko: a second module for ip_cookie_module, and
-	# ip_cookie_testmod.ko, whose init text holds a key (once the tree
-	# has it: make check builds the series' earlier prefixes too).
+	# bpf_test_modorder_x.ko and _y.ko: more modules for
+	# ip_cookie_module, and ip_cookie_testmod.ko, whose init text holds a
+	# key (once the tree has it: make check builds the series' earlier
+	# prefixes too; 7.3 builds it with the other test_kmods/).
 	extra="$extra $MINI/bpf_testmod.ko $MINI/bpf_test_modorder_x.ko"
-	[ ! -f "$SELF/ip_cookie_testmod/Makefile" ] ||
+	[ ! -f "$SELF/test_kmods/bpf_test_modorder_y.c" ] ||
+		extra="$extra $MINI/bpf_test_modorder_y.ko"
+	[ ! -f "$SELF/ip_cookie_testmod/Makefile" ] &&
+	[ ! -f "$SELF/test_kmods/ip_cookie_testmod.c" ] ||
 		extra="$extra $MINI/ip_cookie_testmod.ko"
 	# Built for another kernel: force a rebuild.
 	if [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" != "$KBUILD" ]; then
-		rm -f "$MINI/bpf_testmod.ko" "$MINI/bpf_test_modorder_x.ko" \
-			"$MINI/ip_cookie_testmod.ko" \
+		rm -f "$MINI"/*.ko "$MINI"/test_kmods/*.ko \
 			"$MINI/bpf_testmod.kdir"
 	fi
 fi

@@ -77,11 +77,12 @@ for f in "$SAMPLES"/ipcookie_*; do
 	case $f in *.o|*.h) continue ;; esac
 	[ -x "$f" ] && cp "$f" "$STAGE/bpf/"
 done
-# bpf_testmod.ko (and bpf_test_modorder_x.ko, ip_cookie_testmod.ko) only into a VM running the
+# bpf_testmod.ko (and bpf_test_modorder_x.ko, _y.ko, ip_cookie_testmod.ko) only into a VM running the
 # kernel it was built against (VM_KBUILD: that kernel's build dir, set by vm-run.sh).
 if [ -f "$MINI/bpf_testmod.ko" ] &&
    [ "$(cat "$MINI/bpf_testmod.kdir" 2>/dev/null)" = "$(realpath -m "${VM_KBUILD:-none}")" ]; then
-	for m in bpf_testmod bpf_test_modorder_x ip_cookie_testmod; do
+	for m in bpf_testmod bpf_test_modorder_x bpf_test_modorder_y \
+		ip_cookie_testmod; do
 		[ -f "$MINI/$m.ko" ] && cp "$MINI/$m.ko" "$STAGE/bpf/"
 	done
 fi
