@@ -19,7 +19,7 @@ endif
 export BASE
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
-	test-kcsan test-bpftrace \
+	test-kcsan test-up test-bpftrace \
 	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
 
 define HELP
@@ -59,6 +59,8 @@ Targets (each builds what it needs; build/ holds everything generated):
                      hours under TCG); prints the comparison
   make test-kcsan    the map's concurrency tests on a KCSAN kernel; fails on a
                      data race in the series' code (TESTS=... other selectors)
+  make test-up       the kprobe.multi tests on a uniprocessor kernel (no SMP:
+                     per-CPU data are plain variables there); TESTS=...
   make soak          ip_cookie_stress for SOAK_SECS=600 per kernel, base then
                      debug (SOAK_KERNELS="base debug")
   make demo          the sample tools next to Debian's bpftrace and bpftrace with
@@ -138,6 +140,9 @@ test-full: deps
 
 test-kcsan: deps
 	@scripts/test-kcsan.sh
+
+test-up: deps
+	@scripts/test-up.sh
 
 test-bpftrace: deps
 	@scripts/test-bpftrace.sh

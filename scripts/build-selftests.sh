@@ -96,7 +96,10 @@ flat=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$SELF/Makefile")
 mkvar() { echo "$flat" | sed -n "s/^$1[[:space:]]*[:+]*=[[:space:]]*//p"; }
 linked=$(mkvar LINKED_SKELS)
 progs=(btf_data)
-for w in $(mkvar LSKELS) $(mkvar LSKELS_EXTRA); do progs+=("${w%.c}"); done
+# (7.3 adds LSKELS_SIGNED.)
+for w in $(mkvar LSKELS) $(mkvar LSKELS_EXTRA) $(mkvar LSKELS_SIGNED); do
+	progs+=("${w%.c}")
+done
 for s in $linked; do
 	for o in $(mkvar "$s-deps"); do progs+=("${o%.bpf.o}"); done
 done
