@@ -60,15 +60,29 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r + (v >> 1);
 }
 
+static __always_inline __u64 *session_cookie(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_cookie___ctx))
+		return bpf_session_cookie___ctx(ctx);
+	return bpf_session_cookie___void();
+}
+
+static __always_inline bool session_is_return(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_is_return___ctx))
+		return bpf_session_is_return___ctx(ctx);
+	return bpf_session_is_return___void();
+}
+
 SEC("kprobe.session")
 int time_by_ip(struct pt_regs *ctx)
 {
-	__u64 *start = bpf_session_cookie();
+	__u64 *start = session_cookie(ctx);
 	__u64 ip, t;
 	struct hist *h;
 	__u32 slot;
 
-	if (!bpf_session_is_return()) {
+	if (!session_is_return(ctx)) {
 		if (!ready) {
 			__sync_fetch_and_add(&early, 1);
 			return 1;	/* no return probe */

@@ -16,9 +16,14 @@ struct hist {
 };
 
 #ifdef __bpf__
-/* kfuncs of kprobe.session programs */
-bool __ksym bpf_session_is_return(void);
-__u64 __ksym *bpf_session_cookie(void);
+/* kfuncs of kprobe.session programs: 7.3 passes them the program's
+ * context, 6.12 does not.  libbpf resolves the flavour whose prototype
+ * the kernel has (bpf_ksym_exists()); the other one is dead code.
+ */
+bool __ksym __weak bpf_session_is_return___ctx(void *ctx);
+__u64 __ksym __weak *bpf_session_cookie___ctx(void *ctx);
+bool __ksym __weak bpf_session_is_return___void(void);
+__u64 __ksym __weak *bpf_session_cookie___void(void);
 #endif
 
 #endif /* __IPCOOKIE_FUNCLATENCY_H */
