@@ -201,6 +201,12 @@ if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) tru
 			"$MINI/bpf_testmod.kdir"
 	fi
 fi
+# vmlinux.h is remade only when it is older than VMLINUX_BTF: after a
+# build for another kernel (make test-kcsan, make test-up), drop it.
+if [ "$(cat "$MINI/.vmlinux-btf" 2>/dev/null)" != "$(realpath "$VMLINUX_BTF")" ]; then
+	rm -f "$MINI/tools/include/vmlinux.h"
+	realpath "$VMLINUX_BTF" > "$MINI/.vmlinux-btf"
+fi
 mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG="clang-$LLVM_VER" LLC="llc-$LLVM_VER"
 	LLVM_STRIP="llvm-strip-$LLVM_VER" VMLINUX_BTF="$VMLINUX_BTF"
 	TRUNNER_EXTRA_FILES="$extra" "${CROSS[@]}")
