@@ -5,18 +5,8 @@
 SHELL := /bin/bash
 DEPS := scripts/install-deps.sh
 
-# The upstream base (scripts/base-lib.sh), handed to every script: 6.12, or
-# 7.3 while the series moves there (build/7.3/). BASE=1 is make test's older
-# spelling of SCALE_ON_BASE=1, on 6.12.
-BASE ?= 6.12
-ifeq ($(BASE),1)
-override BASE := 6.12
-export SCALE_ON_BASE := 1
-endif
-ifeq ($(filter 6.12 7.3,$(BASE)),)
-$(error BASE=$(BASE): not a base (6.12, the default, or 7.3))
-endif
-export BASE
+# The upstream base is Debian's linux-source-7.3 (scripts/base-lib.sh);
+# the last commit on 6.12 is tag last-6.12.
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
 	test-kcsan test-up test-bpftrace \
@@ -72,7 +62,7 @@ Targets (each builds what it needs; build/ holds everything generated):
                      (patched and Debian's) in the VM (BPFTRACE_FALLBACK=1: also
                      on a pristine kernel); build/bpftrace/test/
 Building blocks (the targets above run them):
-  make tree          sync build/linux: pristine 6.12 + patches/ in series/manifest
+  make tree          sync build/linux: pristine 7.3 + patches/ in series/manifest
                      order + mirror files; rewrites only files that changed
   make kernel        base kernel (build/kbuild-base)
   make kernel-debug  debug kernel (build/kbuild-debug)
@@ -88,17 +78,11 @@ Variables (make VAR=value target):
   PATCHES=none       no patches and no mirror files (pristine upstream);
                      PATCHES="map libbpf": only these series/manifest ids;
                      PATCHES="-kfunc": all but these
-  MIRROR=none        no mirror files      KDIR=/path   your own 6.12 tree as source
+  MIRROR=none        no mirror files      KDIR=/path   your own 7.3 tree as source
   EXTRA_PATCHES="f"  apply these after the mirror files (patches/variants/)
   TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
   VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x)  JOBS=n (kernel builds)
   NO_BUILD=1         bench, bench-gen-lookup, bench-kfunc-cost: use what is built
-  BASE=7.3           (transition; default BASE=6.12) the same targets on Linux 7.3:
-                     Debian's linux-source-7.3 (trixie-backports, sha256 checked)
-                     and trixie's pahole 1.30 fetched by scripts/fetch-base.sh,
-                     port-7.3/patches/ for patches/, configs/7.3.config last,
-                     clang-22, everything in build/7.3/; not make patches/check.
-                     Until port-7.3/ has the patches: PATCHES=none MIRROR=none
 endef
 export HELP
 
@@ -107,9 +91,7 @@ help:
 
 deps:
 	@$(DEPS)
-ifeq ($(BASE),7.3)
 	@scripts/fetch-base.sh
-endif
 
 tree: deps
 	@scripts/prepare-tree.sh

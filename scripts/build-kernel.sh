@@ -21,9 +21,7 @@
 # The config is tinyconfig + configs/base.config [+ configs/debug.config],
 # merged with merge_config.sh and completed by olddefconfig; every requested
 # value is then checked to have survived.
-# BASE=7.3 (scripts/base-lib.sh): in build/7.3/, configs/7.3.config merged
-# last where base.config is (what 7.3 needs otherwise), with the pahole
-# 1.30 of scripts/fetch-base.sh.
+# The pahole is scripts/fetch-base.sh's 1.30 (scripts/base-lib.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,24 +95,9 @@ debug-s390x)
 	CROSS=(CROSS_COMPILE=s390x-linux-gnu-) ;;
 esac
 read -ra TARGETS <<< "${KTARGETS:-all}"
-# Another base than 6.12: its fragment last over base.config (checked, its
-# lines winning), and its pahole.
-KPAHOLE=()
-if [ "$BASE" != 6.12 ]; then
-	case " $FRAGS " in
-	*" $ROOT/configs/base.config "*)
-		over=$ROOT/configs/$BASE.config
-		ck=$(mktemp)
-		# shellcheck disable=SC2086
-		awk "$LASTWINS" $CHECK "$over" > "$ck"
-		[ "$CHECK" = "$FRAGS" ] || rm -f "$CHECK"	# the case's temp file
-		CHECK=$ck
-		trap 'rm -f "$CHECK"' EXIT
-		FRAGS="$FRAGS $over" ;;
-	esac
-	"$ROOT/scripts/fetch-base.sh"
-	KPAHOLE=(PAHOLE="$BASE_HOME/bin/pahole")
-fi
+# Debian 12's pahole (1.24) is too old for 7.3's BTF.
+"$ROOT/scripts/fetch-base.sh"
+KPAHOLE=(PAHOLE="$BASE_HOME/bin/pahole")
 
 [ -f "$LINUX/Makefile" ] || { echo "build-kernel: run scripts/prepare-tree.sh first" >&2; exit 1; }
 
@@ -133,11 +116,11 @@ if [ "${FLAVOR%%-*}" = debug ]; then
 fi
 mkdir -p "$O" "$CCACHE_DIR"
 
-# Regenerate the config only when a fragment (or another base's pahole,
-# whose version the config records) changed, so that an unchanged config
+# Regenerate the config only when a fragment (or the pahole, whose version
+# the config records) changed, so that an unchanged config
 # never causes a rebuild.
 # shellcheck disable=SC2086
-want=$( (cat $FRAGS; [ ${#KPAHOLE[@]} = 0 ] || "$BASE_HOME/bin/pahole" --version) |
+want=$( (cat $FRAGS; "$BASE_HOME/bin/pahole" --version) |
 	sha256sum | cut -d' ' -f1)
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.harness-config" 2>/dev/null)" != "$want" ]; then
 	echo "build-kernel: configuring $FLAVOR"

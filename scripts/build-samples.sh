@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the sample tools of tools-extra/ipcookie (ipcookie_funccount,
 # ipcookie_funclatency; not part of the kernel series) into build/samples:
-# BPF object with clang-19 (BASE=7.3: clang-22), skeleton with our bpftool,
+# BPF object with clang-22, skeleton with our bpftool,
 # user part and ipcookie_common.c linked statically with our libbpf.
 # TEST_ARCH=arm64|s390x: for that architecture, into build/samples-<arch>,
 # with the cross compiler of build/sysroot-<arch> and the libbpf that

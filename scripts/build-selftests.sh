@@ -6,7 +6,7 @@
 # A pruned copy of the selftests dir, bpf-mini, sits next to the upstream
 # one (same depth, so its relative paths work) with only the chosen
 # prog_tests and the progs their skeletons and .bpf.o references need; the
-# upstream selftests Makefile builds it (clang-19; BASE=7.3: clang-22, and
+# upstream selftests Makefile builds it (clang-22, and
 # pahole 1.30 first on PATH for bpf_testmod.ko's BTF).
 #   scripts/build-selftests.sh [test_progs] [bench]   (default: both)
 #   EXCLUDE_TESTS="a b"   leave these prog_tests of this repo out (make check:

@@ -3,7 +3,6 @@
 # checkpatch.pl --strict on every patch and on every new (mirror) file.
 # Mirror files are checked as their synced copies in build/linux, so that
 # checkpatch sees kernel-relative paths (kernel/bpf/... rules).
-# BASE=7.3: 7.3's checkpatch.pl, on port-7.3/patches/ and the mirror files.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +10,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 PDIR=$ROOT/patches
-[ "$BASE" = 6.12 ] || PDIR=$ROOT/port-$BASE/patches
 CP=(perl "$LINUX/scripts/checkpatch.pl" --strict --no-summary --quiet --show-types)
 # Tolerated where upstream tolerates them; make check uses the same table.
 # shellcheck disable=SC1091	# checked on its own

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# BASE=7.3: fetch what Debian 12 lacks for a 7.3 kernel into build/7.3/,
+# Fetch what Debian 12 lacks for the 7.3 base kernel into build/,
 # through a private apt directory (build/apt-trixie: trixie and
 # trixie-backports; the machine's own apt configuration is not touched):
 #   dl/linux-source-7.3.tar.xz  the pristine source, from trixie-backports'
@@ -10,8 +10,7 @@
 #   pahole/root, bin/pahole     trixie's pahole 1.30 and the libraries it
 #                               needs, run by trixie's own dynamic loader
 #                               (docs/harness.md says why)
-# Idempotent and offline once done. BASE=6.12: nothing to fetch (its source
-# is the installed linux-source-6.12 package).
+# Idempotent and offline once done.
 #   BASE_SRC_VERSION=v  another linux-source-7.3 version of the index (its
 #                       sha256 then comes from the index alone)
 #   APT_DIR=dir         the private apt directory (default build/apt-trixie)
@@ -20,7 +19,6 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
-[ "$BASE" = 7.3 ] || exit 0
 
 # The version this harness was proven with (docs/harness.md).
 PIN_VERSION=7.3.4-1~bpo13+1

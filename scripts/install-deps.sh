@@ -3,25 +3,14 @@
 # Install the Debian 12 packages the build needs, from Debian's archive only.
 # Idempotent: does nothing when every package is present.
 #   scripts/install-deps.sh [extra packages...]   (make check adds its own)
-# BASE=7.3: clang-22, llvm-22 and lld-22 (bookworm-security) instead of
-# linux-source-6.12 and the 19s; its source and pahole are not Debian 12's
-# (scripts/fetch-base.sh).
+# The kernel source (7.3) and pahole (1.30) are not Debian 12's:
+# scripts/fetch-base.sh fetches them.
 set -eu
 
-PKGS="linux-source-6.12 clang-19 llvm-19 lld-19 dwarves qemu-system-x86
+PKGS="clang-22 llvm-22 lld-22 dwarves qemu-system-x86
 busybox-static bc bison flex cpio xz-utils ccache make gcc libc6-dev
 libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev binutils-dev
 pkg-config python3 python3-docutils rsync kmod gnuplot-nox $*"
-if [ "${BASE:-6.12}" = 7.3 ]; then
-	p73="clang-22 llvm-22 lld-22"
-	for p in $PKGS; do
-		case $p in
-		linux-source-6.12|clang-19|llvm-19|lld-19) ;;
-		*) p73="$p73 $p" ;;
-		esac
-	done
-	PKGS=$p73
-fi
 
 missing=""
 for p in $PKGS; do
@@ -41,8 +30,14 @@ if [ "$(id -u)" != 0 ]; then
 	fi
 fi
 
-# linux-source-6.12 and clang-19 live in bookworm-backports (clang-22 in
-# bookworm-security: -t raises backports, it does not hide the others).
+# clang-22 lives in bookworm-security, some of make check's and bpftrace's
+# packages in bookworm-backports (-t raises backports, it does not hide the
+# others).
+if ! grep -rqs 'bookworm-security' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "install-deps: enabling bookworm-security"
+	echo 'deb http://security.debian.org/debian-security bookworm-security main' |
+		$SUDO tee /etc/apt/sources.list.d/bookworm-security.list >/dev/null
+fi
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	echo "install-deps: enabling bookworm-backports"
 	echo 'deb http://deb.debian.org/debian bookworm-backports main' |

@@ -14,10 +14,8 @@
 # their mtimes and an incremental kernel build recompiles only what changed.
 # Files touched by a previous sync but no longer by any patch or mirror file
 # are restored from the pristine source (or deleted if they are not there).
-# BASE=7.3 (scripts/base-lib.sh): build/7.3/linux from the linux-source-7.3
-# tarball that scripts/fetch-base.sh fetches; each patches/X of the manifest
-# is taken from port-7.3/patches/X, and port-7.3/mirror.patch, if there,
-# is applied to the mirror files right after they are copied.
+# The pristine source is the linux-source-7.3 tarball that
+# scripts/fetch-base.sh fetches (scripts/base-lib.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,15 +26,7 @@ MIRROR=${MIRROR:-all}
 
 LINUX=$BUILD/linux
 STATE=$BUILD/sync-state.list
-# Where the manifest's patches/X are read from, and the patch of the mirror
-# files, for this base.
 PDIR=$ROOT/patches
-mirror_patch=()
-if [ "$BASE" = 7.3 ]; then
-	PDIR=$ROOT/port-7.3/patches
-	[ "$MIRROR" = none ] || [ ! -f "$ROOT/port-7.3/mirror.patch" ] ||
-		mirror_patch=("$ROOT/port-7.3/mirror.patch")
-fi
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
@@ -54,7 +44,7 @@ if [ -n "${KDIR:-}" ]; then
 else
 	SRC=$BUILD/src
 	if [ ! -f "$SRC/.extracted" ]; then
-		if [ "$BASE" = 7.3 ] && [ ! -f "$TARBALL" ]; then
+		if [ ! -f "$TARBALL" ]; then
 			"$ROOT/scripts/fetch-base.sh"
 		fi
 		[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/install-deps.sh)"
@@ -84,7 +74,7 @@ if [ "$PATCHES" != none ]; then
 	for p in "$PDIR"/*.patch; do
 		[ -f "$p" ] || continue
 		grep -q " patches/${p##*/}\$" <<< "$manifest" ||
-			die "${p#"$ROOT"/} is not in series/manifest$([ "$PDIR" = "$ROOT/patches" ] || echo " as patches/${p##*/}") (which gives the order)"
+			die "${p#"$ROOT"/} is not in series/manifest (which gives the order)"
 	done
 	want=" $PATCHES "
 	excl=0
@@ -98,10 +88,7 @@ if [ "$PATCHES" != none ]; then
 	done
 	while read -r id p; do
 		f=$PDIR/${p#patches/}
-		# 6.12: every patch of the manifest; another base (ported one
-		# by one): the chosen ones, checked below.
-		[ "$BASE" != 6.12 ] || [ -f "$f" ] ||
-			die "series/manifest names $p, which does not exist"
+		[ -f "$f" ] || die "series/manifest names $p, which does not exist"
 		case $PATCHES in
 		all) ;;
 		*)	if [ $excl = 1 ]; then
@@ -110,7 +97,6 @@ if [ "$PATCHES" != none ]; then
 				case $want in *" $id "*) ;; *) continue ;; esac
 			fi ;;
 		esac
-		[ -f "$f" ] || die "series/manifest names $p: no ${f#"$ROOT"/} for BASE=$BASE yet (PATCHES=\"ids\": the ported ones only)"
 		patch_list+=("$f")
 	done <<< "$manifest"
 fi
@@ -125,7 +111,7 @@ tmp=$(mktemp -d "$BUILD/sync.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 : > "$tmp/touched"
-for p in "${patch_list[@]}" "${mirror_patch[@]}" "${extra_list[@]}"; do
+for p in "${patch_list[@]}" "${extra_list[@]}"; do
 	# "diff --git a/X b/Y": both sides count (renames, new and deleted files).
 	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$p" >> "$tmp/touched"
 	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$p" >> "$tmp/touched"
@@ -169,10 +155,6 @@ while read -r f; do
 	mkdir -p "$tmp/tree/$(dirname "$f")"
 	cp "$ROOT/$f" "$tmp/tree/$f"
 done < "$tmp/mirror"
-for p in "${mirror_patch[@]}"; do
-	apply "$p"
-done
-
 for p in "${extra_list[@]}"; do
 	apply "$p"
 done
@@ -204,4 +186,4 @@ while read -r f; do
 done < "$tmp/all"
 
 cp "$tmp/touched" "$STATE"
-echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files${mirror_patch[0]:+ + ${mirror_patch[0]#"$ROOT"/}}, ${#extra_list[@]} extra patches, $changed files changed)"
+echo "prepare-tree: $LINUX ready (${#patch_list[@]} patches, $(wc -l < "$tmp/mirror") mirror files, ${#extra_list[@]} extra patches, $changed files changed)"

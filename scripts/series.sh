@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make patches: turn this repository (pristine 6.12 + patches/*.patch +
+# make patches: turn this repository (pristine 7.3 + patches/*.patch +
 # mirror files) into a bpf-next patch series in build/series/.
 #
 #   1. series/manifest says which file goes into which patch, and in which
@@ -10,7 +10,7 @@
 #      where it goes; scripts/prepare-tree.sh applies the patch files in the
 #      manifest's order too, so make test builds what is sent.
 #   2. build/series-git is a git repository of the pristine tree (the
-#      Debian linux-source-6.12 tarball, as build/src), committed once as
+#      Debian linux-source-7.3 tarball, as build/src), committed once as
 #      the tag "base" and reused.
 #   3. Branch "series" is rebuilt from "base": one commit per manifest
 #      patch, authored and signed off by `git config user.name/user.email`.
@@ -24,7 +24,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
-base_only_612 "make patches"
+# The package version of the tarball: scripts/fetch-base.sh's stamp.
+pkgver() { cut -d' ' -f1 "$BASE_HOME/dl/linux-source-7.3.stamp" 2>/dev/null || echo unknown; }
 SRC=$BUILD/src
 GITDIR=$BUILD/series-git
 OUT=$BUILD/series
@@ -163,10 +164,10 @@ if [ "$(cat "$GITDIR/.git/series-base-id" 2>/dev/null)" != "$base_id" ] ||
 	"${G[@]}" config core.autocrlf false
 	"${G[@]}" add -A -f .
 	kver=$(make -s -C "$GITDIR" kernelversion)
-	pkg=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
+	pkg=$(pkgver)
 	GIT_AUTHOR_DATE="@$(stat -c %Y "$TARBALL")" GIT_COMMITTER_DATE="@$(stat -c %Y "$TARBALL")" \
 		"${G[@]}" commit -q -m "Linux $kver" \
-		-m "Pristine source of Debian's linux-source-6.12 $pkg ($(basename "$TARBALL")), the base of the series."
+		-m "Pristine source of Debian's linux-source-7.3 $pkg ($(basename "$TARBALL")), the base of the series."
 	"${G[@]}" tag base
 	echo "$kver" > "$GITDIR/.git/series-kernelversion"
 	echo "$base_id" > "$GITDIR/.git/series-base-id"
@@ -243,10 +244,10 @@ else
 fi
 python3 "$ROOT/scripts/series-results.py" "$tmp/summary.json" \
 	"$results of the development repository at $rev" "$tmp/time.json" > "$tmp/results"
-pkg=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
+pkg=$(pkgver)
 cat > "$tmp/base" <<EOF
 The series applies to Linux $KVER as shipped in Debian's
-linux-source-6.12 package ($pkg), the tree it was developed,
+linux-source-7.3 package ($pkg), the tree it was developed,
 tested and measured on; it has not been rebased onto bpf-next yet.
 EOF
 # Patch numbers by id, for @N:<id>@ in the texts.

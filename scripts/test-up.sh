@@ -29,10 +29,8 @@ set -e
 set +e
 
 sel=$(echo "$TESTS" | tr ' ' ',')
-wd=""
-[ "$BASE" = 6.12 ] || wd=" -w 0"
 log=$BUILD/vm/test-up.log
-"$S/vm-run.sh" --kernel up --log "$log" -- "./test_progs$wd -a '$sel'"
+"$S/vm-run.sh" --kernel up --log "$log" -- "./test_progs -w 0 -a '$sel'"
 vrc=$?
 txt=$log.txt
 [ -f "$txt" ] || { echo "test-up: no console log"; exit 1; }

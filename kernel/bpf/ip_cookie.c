@@ -19,9 +19,9 @@
  * take ic->lock only to hand the list on.  The syscall's lookup and
  * get_next_key run under rcu_read_lock().
  *
- * ip_cookie_maps_lock guards the list of maps and the purge generations;
- * it is never held together with an ic->lock (if both were needed, it
- * would come first).  No grace period is waited for with either held: a
+ * ip_cookie_maps_lock guards the list of maps; it is never held together
+ * with an ic->lock (if both were needed, it would come first).  No grace
+ * period is waited for with either held: a
  * syscall program can block on ic->lock through bpf_sys_bpf() inside its
  * rcu_read_lock_trace() section, so such a wait would never end.
  *
@@ -130,21 +130,22 @@
  * them is reserved before anything changes (ip_cookie_defer_reserve()),
  * so an -ENOMEM leaves the map as it was; an insert that does not rebuild
  * frees nothing.  ic->reclaim takes the whole list under ic->lock and
- * passes it to call_rcu_tasks_trace() (sleepable programs), chained to
- * call_rcu() (all others; implied by the first on some configurations);
- * then a work item frees it.  One list is in flight at a time
+ * passes it to call_rcu_tasks_trace(), whose grace period covers
+ * sleepable programs and, since it implies an RCU one, all others; then
+ * a work item frees it.  One list is in flight at a time
  * (ic->dfl_busy): what is deferred meanwhile waits for the next, so one
- * pair of grace periods covers all of it, and no task blocks on a grace
+ * grace period covers all of it, and no task blocks on a grace
  * period that a sleepable program can hold off for as long as it sleeps.
  * Memory that was never published (a new element or table after a
- * failure) is freed at once.  The module purge, when it cannot reserve
- * room, waits for both grace periods itself after dropping ic->lock.
+ * failure) is freed at once.  The module purge cannot fail: it reserves
+ * room with __GFP_NOFAIL, which the memcg lets exceed its limit.
  * map_free runs when no program can reach the map: it stops ic->reclaim
  * and frees the rest of the list, every element and the table at once;
  * the map itself, if a list is still in flight, is freed after that list
  * (ic->refs).
  *
- * After creation, tables come from bpf_map_area_alloc_memcg(), elements
+ * After creation, tables come from bpf_map_area_alloc() within
+ * bpf_map_memcg_enter()/bpf_map_memcg_exit(), elements
  * and list chunks from bpf_map_kmalloc_node() with __GFP_RETRY_MAYFAIL:
  * all charged to the map's memcg, failing with -ENOMEM at its limit
  * rather than invoking the OOM killer.  map_mem_usage() mirrors them.
@@ -160,9 +161,11 @@
  * (MODULE_STATE_LIVE), frozen and BPF_F_RDONLY maps included: the only
  * change the kernel makes to a map.  ic->nr_mod counts the LIVE slots in
  * the module area (a test that does not depend on what is loaded); maps
- * where it is 0 are skipped, the others purged one at a time, each with a
- * reference taken under ip_cookie_maps_lock and then under its ic->lock
- * alone.
+ * where it is 0 are skipped, the others purged one at a time in one pass
+ * over the list, each with a reference taken under ip_cookie_maps_lock
+ * and then in one pass over its table under its ic->lock alone.  So a
+ * notification costs time linear in the maps and their tables, and
+ * concurrent notifications do not wait for each other.
  *
  * Walk order
  * ----------
@@ -176,7 +179,13 @@
  * visits every key that stays in the map exactly once, however the map is
  * resized between calls, as long as the multiplier stays: a new one
  * changes the order, and a walk across it may miss or repeat keys.  A key
- * that is not in the map starts the walk over, as for every other map.
+ * that is not in the map starts get_next_key's walk over, as the uapi
+ * says; the batch walk takes its batch as a position in the order, which
+ * exists for absent keys too, so it goes on after a deleted key.  A
+ * get_next_key call scans from the key's home to the next key under
+ * rcu_read_lock(), which on a sparse table may be a large part of it, as
+ * HASH's scans its buckets (htab_map_get_next_key()); the batch walk scans
+ * under ic->lock and reschedules.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -194,7 +203,9 @@
 #include <linux/rcupdate_trace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/workqueue.h>
 
 #define IP_COOKIE_CREATE_FLAG_MASK \
@@ -250,7 +261,6 @@ struct bpf_ip_cookie {
 #ifdef CONFIG_MODULES
 	/* Under ip_cookie_maps_lock. */
 	struct list_head list;	/* in ip_cookie_maps */
-	u64 purge_gen;		/* last notification that purged it */
 #endif
 };
 
@@ -421,14 +431,6 @@ static void ip_cookie_dfl_rcu(struct rcu_head *rcu)
 	queue_work(system_unbound_wq, &dfl->free_work);
 }
 
-static void ip_cookie_dfl_rcu_tasks_trace(struct rcu_head *rcu)
-{
-	if (rcu_trace_implies_rcu_gp())
-		ip_cookie_dfl_rcu(rcu);
-	else
-		call_rcu(rcu, ip_cookie_dfl_rcu);
-}
-
 /* Runs from system_unbound_wq, in sleepable context, without locks. */
 static void ip_cookie_reclaim(struct work_struct *work)
 {
@@ -447,25 +449,31 @@ static void ip_cookie_reclaim(struct work_struct *work)
 	refcount_inc(&ic->refs);
 	mutex_unlock(&ic->lock);
 	dfl->ic = ic;
-	/* Sleepable programs read under RCU Tasks Trace, others under RCU. */
-	call_rcu_tasks_trace(&dfl->rcu, ip_cookie_dfl_rcu_tasks_trace);
+	/* Sleepable programs read under RCU Tasks Trace, others under RCU:
+	 * an RCU Tasks Trace grace period implies an RCU one.
+	 */
+	call_rcu_tasks_trace(&dfl->rcu, ip_cookie_dfl_rcu);
 }
 
 /* Make room for @nr more deferred frees, before anything changes.  The
  * chunk is charged to the map's memcg; at its limit the change fails
- * with -ENOMEM instead of invoking the OOM killer.  Called with ic->lock
- * held, in sleepable context.
+ * with -ENOMEM instead of invoking the OOM killer, unless @nofail: the
+ * module purge, which must not fail, may then exceed the limit by a page
+ * per IP_COOKIE_DFL_CAP entries.  Called with ic->lock held, in sleepable
+ * context.
  */
-static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, u32 nr)
+static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, u32 nr,
+				   bool nofail)
 {
 	struct ip_cookie_dfl *dfl = ic->dfl;
+	gfp_t gfp = GFP_KERNEL;
 
 	lockdep_assert_held(&ic->lock);
 	if (dfl && IP_COOKIE_DFL_CAP - dfl->cnt >= nr)
 		return 0;
-	dfl = bpf_map_kmalloc_node(&ic->map, PAGE_SIZE,
-				   GFP_KERNEL | __GFP_NOWARN |
-				   __GFP_RETRY_MAYFAIL, ic->map.numa_node);
+	gfp |= nofail ? __GFP_NOFAIL : __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	dfl = bpf_map_kmalloc_node(&ic->map, PAGE_SIZE, gfp,
+				   ic->map.numa_node);
 	if (!dfl)
 		return -ENOMEM;
 	dfl->cnt = 0;
@@ -541,10 +549,24 @@ static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 	return NULL;
 }
 
-/* Called from eBPF program */
+/* Called from eBPF program.  The verifier checks the size of a key on a
+ * program's stack or in a map value, not its alignment: load it with
+ * get_unaligned().
+ */
 static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
 {
-	return ip_cookie_find(to_ip_cookie(map), key);
+	struct bpf_ip_cookie *ic = to_ip_cookie(map);
+	struct bpf_ip_cookie_key k = {
+		.ip = get_unaligned((const u64 *)key),
+	};
+
+	if (ip_cookie_has_link(ic)) {
+		k.link_id = get_unaligned((const u32 *)(key +
+				offsetof(struct bpf_ip_cookie_key, link_id)));
+		k.reserved = get_unaligned((const u32 *)(key +
+				offsetof(struct bpf_ip_cookie_key, reserved)));
+	}
+	return ip_cookie_find(ic, &k);
 }
 
 /* Emit the probe of an 8-byte key.  In: r1 = map, r2 = ip.  Out: r0 =
@@ -726,7 +748,11 @@ static int ip_cookie_gen_lookup_link(struct bpf_insn *insn_buf, u32 link_off)
 static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 				    struct bpf_insn *insn_buf)
 {
-	if (!IS_ENABLED(CONFIG_64BIT))
+	/* The key may be unaligned (see ip_cookie_map_lookup_elem()): only
+	 * where 8-byte loads from any address are cheap and safe.
+	 */
+	if (!IS_ENABLED(CONFIG_64BIT) ||
+	    !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
 		return -EOPNOTSUPP;
 	if (map->key_size == sizeof(struct bpf_ip_cookie_key)) {
 		if (!map->bypass_spec_v1 || IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
@@ -814,9 +840,12 @@ static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
 {
 	u32 tail = ip_cookie_probe_len(buckets);
 	size_t bytes = ip_cookie_table_bytes(buckets + tail);
+	struct mem_cgroup *memcg, *old_memcg;
 	struct ip_cookie_table *tbl;
 
-	tbl = bpf_map_area_alloc_memcg(&ic->map, bytes);
+	bpf_map_memcg_enter(&ic->map, &old_memcg, &memcg);
+	tbl = bpf_map_area_alloc(bytes, ic->map.numa_node);
+	bpf_map_memcg_exit(old_memcg, memcg);
 	if (tbl)
 		ip_cookie_table_init(tbl, buckets, mul, bytes);
 	return tbl;
@@ -975,7 +1004,11 @@ static void ip_cookie_locate_nolock(struct bpf_ip_cookie *ic,
 static int ip_cookie_check_key(const struct bpf_ip_cookie *ic,
 			       const struct bpf_ip_cookie_key *k)
 {
-	if (!k->ip)
+	/* On 32-bit, a reader loads a slot's ip in two halves: with keys
+	 * below 2^32 the upper half is always 0, so a reader racing with
+	 * an insert cannot match half of its key.  No address is wider.
+	 */
+	if (!k->ip || k->ip != (unsigned long)k->ip)
 		return -EINVAL;
 	/* Link ID 0 is what a program reads before its link has an ID. */
 	if (ip_cookie_has_link(ic) && (!k->link_id || k->reserved))
@@ -1023,7 +1056,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	 * index, the old table.  Other inserts free nothing.
 	 */
 	if (pos.live) {
-		err = ip_cookie_defer_reserve(ic, 1);
+		err = ip_cookie_defer_reserve(ic, 1, false);
 		if (err)
 			return err;
 	}
@@ -1057,7 +1090,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 
 	if (!pos.free ||
 	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_defer_reserve(ic, 1);
+		err = ip_cookie_defer_reserve(ic, 1, false);
 		if (!err)
 			err = ip_cookie_make_room_nolock(ic, 1, k);
 		if (err) {
@@ -1116,7 +1149,7 @@ static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key)
 	ip_cookie_locate_nolock(ic, tbl, key, &pos);
 	if (!pos.live)
 		return -ENOENT;
-	err = ip_cookie_defer_reserve(ic, 1);
+	err = ip_cookie_defer_reserve(ic, 1, false);
 	if (err)
 		return err;
 	ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, pos.live));
@@ -1136,7 +1169,7 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
 	tbl = ip_cookie_tbl_locked(ic);
 	buckets = ip_cookie_buckets(tbl);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5 &&
-	    !ip_cookie_defer_reserve(ic, 1))
+	    !ip_cookie_defer_reserve(ic, 1, false))
 		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count, true),
 					NULL);
 }
@@ -1148,8 +1181,6 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
  */
 static LIST_HEAD(ip_cookie_maps);
 static DEFINE_MUTEX(ip_cookie_maps_lock);
-/* Bumped for every notification, under ip_cookie_maps_lock. */
-static u64 ip_cookie_purge_gen;
 
 /* Does @ip lie in @mod's text (its init text only if @init_only)? */
 static bool ip_cookie_in_text(u64 ip, const struct module *mod,
@@ -1164,53 +1195,34 @@ static bool ip_cookie_in_text(u64 ip, const struct module *mod,
 	return !init_only && within_module_mem_type(addr, mod, MOD_TEXT);
 }
 
-/* Elements the purge frees itself when it has no memory for the
- * deferred free list: at most this many per wait.
- */
-#define IP_COOKIE_PURGE_STASH	16
-
 /* Remove every entry whose ip lies in @mod's text (its init text only if
- * @init_only).  Called from the module notifier, in sleepable context,
- * without ip_cookie_maps_lock.  Without memory for the deferred free
- * list, the purge waits for the grace periods itself, after dropping
- * ic->lock, IP_COOKIE_PURGE_STASH elements at a time.
+ * @init_only), in one pass under ic->lock.  The purge cannot fail and
+ * waits for no grace period: its deferred frees take memory that may
+ * exceed the map's memcg limit.  Called from the module notifier, in
+ * sleepable context, without ip_cookie_maps_lock.
  */
 static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 				   const struct module *mod, bool init_only)
 {
-	void *stash[IP_COOKIE_PURGE_STASH];
 	struct ip_cookie_table *tbl;
-	u32 i, n;
+	u32 i;
 
-	do {
-		n = 0;
-		mutex_lock(&ic->lock);
-		tbl = ip_cookie_tbl_locked(ic);
-		for (i = 0; i < tbl->len && ic->nr_mod && n < ARRAY_SIZE(stash);
-		     i++) {
-			struct ip_cookie_slot *slot = &tbl->slots[i];
+	mutex_lock(&ic->lock);
+	tbl = ip_cookie_tbl_locked(ic);
+	for (i = 0; i < tbl->len && ic->nr_mod; i++) {
+		struct ip_cookie_slot *slot = &tbl->slots[i];
 
-			if (!(i % SZ_4K))
-				cond_resched();
-			if (!rcu_access_pointer(slot->elem) ||
-			    !ip_cookie_in_text(slot->ip, mod, init_only))
-				continue;
-			if (ip_cookie_defer_reserve(ic, 1))
-				stash[n++] = ip_cookie_unlink_nolock(ic, slot);
-			else
-				ip_cookie_defer(ic,
-						ip_cookie_unlink_nolock(ic, slot));
-		}
-		ip_cookie_maybe_shrink_nolock(ic);
-		ip_cookie_defer_kick(ic);
-		mutex_unlock(&ic->lock);
-		if (!n)
-			break;
-		synchronize_rcu_tasks_trace();
-		synchronize_rcu();
-		for (i = 0; i < n; i++)
-			kfree(stash[i]);
-	} while (n == ARRAY_SIZE(stash));
+		if (!(i % SZ_4K))
+			cond_resched();
+		if (!rcu_access_pointer(slot->elem) ||
+		    !ip_cookie_in_text(slot->ip, mod, init_only))
+			continue;
+		ip_cookie_defer_reserve(ic, 1, true);
+		ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, slot));
+	}
+	ip_cookie_maybe_shrink_nolock(ic);
+	ip_cookie_defer_kick(ic);
+	mutex_unlock(&ic->lock);
 }
 
 /* The text of a module that goes away, or its init text once it is
@@ -1224,38 +1236,35 @@ static int ip_cookie_module_notify(struct notifier_block *nb,
 				   unsigned long action, void *data)
 {
 	bool init_only = action == MODULE_STATE_LIVE;
-	struct bpf_ip_cookie *ic, *next;
+	struct bpf_ip_cookie *ic, *prev = NULL;
 	struct list_head *pos;
-	u64 gen;
 
 	if (action != MODULE_STATE_GOING && action != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
+	/* One pass over the list, whatever other notifications run at the
+	 * same time.  The map being purged holds a reference, so it stays
+	 * on the list while ip_cookie_maps_lock is dropped, and the walk
+	 * goes on from it.  Not list_for_each_entry(): its end test forms a
+	 * pointer to a struct bpf_ip_cookie at the list head, which is not
+	 * aligned as this cache-line aligned struct must be.
+	 */
 	mutex_lock(&ip_cookie_maps_lock);
-	gen = ++ip_cookie_purge_gen;
-	for (;;) {
-		next = NULL;
-		/* Not list_for_each_entry(): its end test forms a pointer to
-		 * a struct bpf_ip_cookie at the list head, which is not
-		 * aligned as this cache-line aligned struct must be.
-		 */
-		list_for_each(pos, &ip_cookie_maps) {
-			ic = list_entry(pos, struct bpf_ip_cookie, list);
-			if (ic->purge_gen == gen || !READ_ONCE(ic->nr_mod))
-				continue;
-			ic->purge_gen = gen;
-			if (!IS_ERR(bpf_map_inc_not_zero(&ic->map))) {
-				next = ic;
-				break;
-			}
-		}
+	list_for_each(pos, &ip_cookie_maps) {
+		ic = list_entry(pos, struct bpf_ip_cookie, list);
+		if (!READ_ONCE(ic->nr_mod) ||
+		    IS_ERR(bpf_map_inc_not_zero(&ic->map)))
+			continue;
 		mutex_unlock(&ip_cookie_maps_lock);
-		if (!next)
-			break;
-		ip_cookie_purge_module(next, data, init_only);
-		bpf_map_put(&next->map);
+		if (prev)
+			bpf_map_put(&prev->map);
+		ip_cookie_purge_module(ic, data, init_only);
 		cond_resched();
+		prev = ic;
 		mutex_lock(&ip_cookie_maps_lock);
 	}
+	mutex_unlock(&ip_cookie_maps_lock);
+	if (prev)
+		bpf_map_put(&prev->map);
 	return NOTIFY_DONE;
 }
 
@@ -1453,7 +1462,7 @@ static int ip_cookie_update_chunk_nolock(struct bpf_ip_cookie *ic,
 	tbl = ip_cookie_tbl_locked(ic);
 	if ((u64)ic->used + nr_new >
 	    ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_defer_reserve(ic, 1);
+		err = ip_cookie_defer_reserve(ic, 1, false);
 		if (!err)
 			err = ip_cookie_make_room_nolock(ic, nr_new, NULL);
 		if (err)
@@ -1544,6 +1553,150 @@ static int ip_cookie_map_delete_batch(struct bpf_map *map,
 		cond_resched();
 	}
 	return ip_cookie_batch_end(ic, buf, uattr, cp, err);
+}
+
+/* A key's position in the walk order, and where it sits in the table. */
+struct ip_cookie_wpos {
+	u64 h;
+	u32 link;
+	u32 i;
+};
+
+static int ip_cookie_wpos_cmp(const void *a, const void *b)
+{
+	const struct ip_cookie_wpos *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return 0;
+}
+
+/* Gather into @w the positions of the first @nr LIVE keys after @cur
+ * (from the first key if @cur is NULL), in walk order; @w has room for
+ * @nr + tbl->probe.  A key at slot q has its home at or after
+ * q - probe + 1, so once the nr-th candidate is found at slot j, no key
+ * past j + probe can come before it: the scan stops there.  Every slot is
+ * visited by at most one batch call of a whole walk, but for the probe
+ * window.  Returns the number gathered.  Called with ic->lock held.
+ */
+static u32 ip_cookie_gather_nolock(struct bpf_ip_cookie *ic,
+				   const struct ip_cookie_wpos *cur,
+				   struct ip_cookie_wpos *w, u32 nr)
+{
+	const struct ip_cookie_table *tbl = ip_cookie_tbl_locked(ic);
+	u32 i = cur ? cur->h >> tbl->shift : 0, end = tbl->len, n = 0;
+	struct bpf_ip_cookie_key k = {};
+
+	lockdep_assert_held(&ic->lock);
+	for (; i < end; i++) {
+		const struct ip_cookie_slot *slot = &tbl->slots[i];
+		void *elem = rcu_dereference_protected(slot->elem,
+					lockdep_is_held(&ic->lock));
+
+		if (!(i % SZ_4K))
+			cond_resched();
+		if (!elem)
+			continue;
+		k.ip = slot->ip;
+		if (ip_cookie_has_link(ic))
+			k.link_id = ip_cookie_link(ic, elem);
+		w[n].h = ip_cookie_hash(ic, tbl, &k);
+		w[n].link = k.link_id;
+		w[n].i = i;
+		if (cur && ip_cookie_wpos_cmp(&w[n], cur) <= 0)
+			continue;
+		if (++n == nr)
+			end = min(end, i + tbl->probe);
+	}
+	sort(w, n, sizeof(*w), ip_cookie_wpos_cmp, NULL);
+	return min(n, nr);
+}
+
+/* Called from syscall, in sleepable context (see bpf_map_do_batch()).
+ * The batch is a key, read as a position in the walk order, which
+ * exists whether the key is in the map or not: unlike a walk through
+ * get_next_key, which starts over from an absent key as the uapi says,
+ * a batch walk goes on after its last key was deleted, and visits every
+ * key that stays in the map exactly once, as long as the hash
+ * multiplier stays.  Entries are gathered under ic->lock, a chunk at a
+ * time, and copied to user space without it.
+ */
+static int ip_cookie_map_lookup_batch(struct bpf_map *map,
+				      const union bpf_attr *attr,
+				      union bpf_attr __user *uattr)
+{
+	void __user *uobatch = u64_to_user_ptr(attr->batch.out_batch);
+	void __user *ubatch = u64_to_user_ptr(attr->batch.in_batch);
+	void __user *values = u64_to_user_ptr(attr->batch.values);
+	void __user *keys = u64_to_user_ptr(attr->batch.keys);
+	u32 key_size = map->key_size, value_size = map->value_size;
+	u32 stride = ip_cookie_batch_stride(key_size, value_size);
+	struct bpf_ip_cookie *ic = to_ip_cookie(map);
+	struct bpf_ip_cookie_key k = {};
+	struct ip_cookie_wpos cur, *w;
+	u32 max = attr->batch.count, cp = 0, chunk, n, i;
+	void *buf, *elem;
+	int err = 0;
+
+	buf = ip_cookie_batch_begin(attr, uattr, stride, &chunk);
+	if (IS_ERR_OR_NULL(buf))
+		return PTR_ERR_OR_ZERO(buf);
+	w = kvmalloc_array(chunk + IP_COOKIE_MAX_PROBE, sizeof(*w),
+			   GFP_USER | __GFP_NOWARN);
+	if (!w) {
+		kvfree(buf);
+		return -ENOMEM;
+	}
+	if (ubatch && copy_from_user(&k, ubatch, key_size)) {
+		err = -EFAULT;
+		goto out;
+	}
+	while (cp < max) {
+		mutex_lock(&ic->lock);
+		if (ubatch || cp) {
+			cur.h = ip_cookie_hash(ic, ip_cookie_tbl_locked(ic), &k);
+			cur.link = k.link_id;
+		}
+		n = ip_cookie_gather_nolock(ic, ubatch || cp ? &cur : NULL, w,
+					    min(chunk, max - cp));
+		for (i = 0; i < n; i++) {
+			const struct ip_cookie_slot *slot;
+
+			slot = &ip_cookie_tbl_locked(ic)->slots[w[i].i];
+			elem = rcu_dereference_protected(slot->elem,
+							 lockdep_is_held(&ic->lock));
+			k.ip = slot->ip;
+			k.link_id = w[i].link;
+			memcpy(buf + i * stride, &k, key_size);
+			copy_map_value(map, buf + i * stride + key_size, elem);
+		}
+		mutex_unlock(&ic->lock);
+		for (i = 0; i < n; i++) {
+			if (copy_to_user(keys + size_mul(cp + i, key_size),
+					 buf + i * stride, key_size) ||
+			    copy_to_user(values + size_mul(cp + i, value_size),
+					 buf + i * stride + key_size,
+					 value_size)) {
+				err = -EFAULT;
+				goto out;
+			}
+		}
+		cp += n;
+		if (n < min(chunk, max - cp + n)) {
+			err = -ENOENT;
+			break;
+		}
+		cond_resched();
+	}
+	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)) ||
+	    (cp && copy_to_user(uobatch, &k, key_size)))
+		err = -EFAULT;
+out:
+	kvfree(w);
+	kvfree(buf);
+	return err;
 }
 
 /* Called from syscall under rcu_read_lock().  Keys come in (hash, link_id)
@@ -1750,7 +1903,7 @@ static bool ip_cookie_btf_member_is(const struct btf *btf,
  * 4-byte integer}.  bpffs and bpftool print keys with this BTF, so a map
  * with value BTF must have key BTF too, as for BPF_MAP_TYPE_HASH.
  */
-static int ip_cookie_map_check_btf(const struct bpf_map *map,
+static int ip_cookie_map_check_btf(struct bpf_map *map,
 				   const struct btf *btf,
 				   const struct btf_type *key_type,
 				   const struct btf_type *value_type)
@@ -1790,7 +1943,7 @@ const struct bpf_map_ops ip_cookie_map_ops = {
 	.map_alloc = ip_cookie_map_alloc,
 	.map_free = ip_cookie_map_free,
 	.map_get_next_key = ip_cookie_map_get_next_key,
-	.map_lookup_batch = generic_map_lookup_batch,
+	.map_lookup_batch = ip_cookie_map_lookup_batch,
 	.map_update_batch = ip_cookie_map_update_batch,
 	.map_delete_batch = ip_cookie_map_delete_batch,
 	.map_lookup_elem = ip_cookie_map_lookup_elem,
@@ -1808,7 +1961,7 @@ __bpf_kfunc_start_defs();
 
 /**
  * bpf_ip_cookie_lookup() - Look up a function's entry in an IP_COOKIE map
- * @map__map: an IP_COOKIE map with 8-byte keys
+ * @map__const_map: an IP_COOKIE map with 8-byte keys
  * @ip: the key, by value: usually bpf_get_func_ip()
  *
  * bpf_map_lookup_elem() without the key on the stack.  The verifier
@@ -1820,11 +1973,11 @@ __bpf_kfunc_start_defs();
  *
  * Return: the value of @ip, or NULL.
  */
-__bpf_kfunc void *bpf_ip_cookie_lookup(void *map__map, u64 ip)
+__bpf_kfunc void *bpf_ip_cookie_lookup(void *map__const_map, u64 ip)
 {
 	struct bpf_ip_cookie_key k = { .ip = ip };
 
-	return ip_cookie_find(to_ip_cookie(map__map), &k);
+	return ip_cookie_find(to_ip_cookie(map__const_map), &k);
 }
 
 __bpf_kfunc_end_defs();

@@ -32,11 +32,14 @@ static inline int create_map(__u32 key_size, __u32 value_size,
 }
 
 /* Distinct, function-like addresses: 16-byte aligned as x86 lays out
- * functions, in a kernel-text-like range.
+ * functions, in a kernel-text-like range (below 2^32 on a 32-bit kernel,
+ * which refuses wider keys).
  */
 static inline __u64 fake_ip(__u32 i)
 {
-	return 0xffffffff81000000ULL + (__u64)i * 16;
+	__u64 base = sizeof(long) == 4 ? 0xc1000000ULL : 0xffffffff81000000ULL;
+
+	return base + (__u64)i * 16;
 }
 
 /* Keys whose hashes under GOLDEN_RATIO_64, the multiplier of a table the

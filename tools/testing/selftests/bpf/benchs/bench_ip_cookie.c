@@ -260,16 +260,14 @@ __u64 *ipc_make_keys(__u32 n, __u32 *nr_real)
 static bool skip_func(const char *name)
 {
 	/* Functions kprobe.multi refuses or that misbehave when every
-	 * function is probed; see prog_tests/kprobe_multi_test.c.
+	 * function is probed (is_unsafe_function() of trace_helpers).
 	 */
 	/* Nor the functions the measured programs call themselves
 	 * (helpers, kfuncs, map lookups, the cookie bsearch): a probe on
 	 * them fires, recursion-blocked, on every call and would measure
 	 * the probe instead of the lookup.
 	 */
-	return !strcmp(name, "arch_cpu_idle") ||
-	       !strcmp(name, "default_idle") ||
-	       !strncmp(name, "rcu_", 4) ||
+	return is_unsafe_function(name) ||
 	       !strncmp(name, "bpf_", 4) ||
 	       !strncmp(name, "__bpf_", 6) ||
 	       !strncmp(name, "ip_cookie_", 10) ||
@@ -278,8 +276,6 @@ static bool skip_func(const char *name)
 	       !strncmp(name, "array_map_", 10) ||
 	       !strncmp(name, "bsearch", 7) ||
 	       !strncmp(name, "addrs_check", 11) ||
-	       !strcmp(name, "bpf_dispatcher_xdp_func") ||
-	       !strncmp(name, "__ftrace_invalid_address__", 26) ||
 	       !strcmp(name, TRIGGER);
 }
 

@@ -342,6 +342,131 @@ static void test_batch(void)
 	close(fd);
 }
 
+/* A batch walk goes on after its cursor key is deleted: with the last
+ * key of every batch deleted before the next call, each of the keys is
+ * returned exactly once, and so is every key that stays.
+ */
+static void test_batch_deleted_cursor(void)
+{
+	__u64 keys[7], vals[7], batch, key;
+	__u32 n, i, total = 0, calls = 0;
+	char seen[40] = {};
+	int fd, err;
+
+	fd = create_map(8, 8, 100, 0);
+	if (!ASSERT_GE(fd, 0, "create"))
+		return;
+	if (!ASSERT_OK(fill_batch(fd, 0, ARRAY_SIZE(seen), BPF_ANY), "fill"))
+		goto out;
+	do {
+		n = ARRAY_SIZE(keys);
+		err = bpf_map_lookup_batch(fd, calls ? &batch : NULL, &batch,
+					   keys, vals, &n, NULL);
+		calls++;
+		for (i = 0; i < n; i++) {
+			key = (keys[i] - fake_ip(0)) / 16;
+			if (!ASSERT_LT(key, ARRAY_SIZE(seen), "known_key") ||
+			    !ASSERT_EQ(seen[key], 0, "seen_once"))
+				goto out;
+			seen[key] = 1;
+		}
+		total += n;
+		if (n)
+			ASSERT_OK(bpf_map_delete_elem(fd, &batch), "delete_cursor");
+	} while (!err && calls < 100);
+	ASSERT_EQ(err, -ENOENT, "walk_end");
+	ASSERT_EQ(total, ARRAY_SIZE(seen), "walk_total");
+out:
+	close(fd);
+}
+
+struct churn {
+	int fd;
+	int stop;
+	long ops;
+};
+
+/* Inserts and deletes keys fake_ip(1000 + i), which no walk checks. */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	__u64 key, val = 1;
+	__u32 i = 0;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		key = fake_ip(1000 + i % 500);
+		bpf_map_update_elem(c->fd, &key, &val, BPF_ANY);
+		key = fake_ip(1000 + (i + 250) % 500);
+		bpf_map_delete_elem(c->fd, &key);
+		i++;
+		__atomic_store_n(&c->ops, i, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Let the churn thread insert and delete a few keys (at most a second). */
+static void churn_some(struct churn *c)
+{
+	long from = __atomic_load_n(&c->ops, __ATOMIC_ACQUIRE);
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (__atomic_load_n(&c->ops, __ATOMIC_ACQUIRE) >= from + 4)
+			return;
+		usleep(10);
+	}
+}
+
+/* Batch walks beside a thread that inserts and deletes other keys: every
+ * key that stays in the map comes back exactly once per walk.
+ */
+static void test_batch_churn(void)
+{
+	struct churn c = {};
+	__u64 keys[16], vals[16], batch, key;
+	__u32 n, i, total, walk, calls;
+	char seen[500];
+	pthread_t t;
+	int err;
+
+	c.fd = create_map(8, 8, 2000, 0);
+	if (!ASSERT_GE(c.fd, 0, "create"))
+		return;
+	if (!ASSERT_OK(fill_batch(c.fd, 0, ARRAY_SIZE(seen), BPF_ANY), "fill") ||
+	    !ASSERT_OK(pthread_create(&t, NULL, churn_thread, &c), "thread"))
+		goto out;
+	for (walk = 0; walk < 50; walk++) {
+		memset(seen, 0, sizeof(seen));
+		total = 0;
+		calls = 0;
+		do {
+			n = ARRAY_SIZE(keys);
+			if (calls)
+				churn_some(&c);
+			err = bpf_map_lookup_batch(c.fd, calls ? &batch : NULL,
+						   &batch, keys, vals, &n, NULL);
+			calls++;
+			for (i = 0; i < n; i++) {
+				key = (keys[i] - fake_ip(0)) / 16;
+				if (key >= ARRAY_SIZE(seen))
+					continue;
+				if (!ASSERT_EQ(seen[key], 0, "seen_once"))
+					goto stop;
+				seen[key] = 1;
+				total++;
+			}
+		} while (!err && calls < 1000);
+		if (!ASSERT_EQ(err, -ENOENT, "walk_end") ||
+		    !ASSERT_EQ(total, ARRAY_SIZE(seen), "walk_total"))
+			break;
+	}
+stop:
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+out:
+	close(c.fd);
+}
+
 /* BPF_F_ZERO_SEED needs CAP_SYS_ADMIN, as for HASH. */
 static void test_zero_seed_perm(void)
 {
@@ -457,6 +582,10 @@ void test_ip_cookie_api(void)
 		test_fd_access();
 	if (test__start_subtest("link_keys"))
 		test_link_keys();
+	if (test__start_subtest("batch_deleted_cursor"))
+		test_batch_deleted_cursor();
+	if (test__start_subtest("batch_churn"))
+		test_batch_churn();
 	if (test__start_subtest("batch"))
 		test_batch();
 	if (test__start_subtest("zero_seed_perm"))

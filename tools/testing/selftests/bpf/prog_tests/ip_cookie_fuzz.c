@@ -655,10 +655,11 @@ static void op_update(struct fmap *m)
 	attr.value = uptr(vp, v);
 	attr.flags = flags;
 	rc = sys_bpf(BPF_MAP_UPDATE_ELEM, &attr);
-	/* syscall.c refuses BPF_F_LOCK before it copies key and value, the
-	 * map the other flags after.
+	/* syscall.c refuses BPF_F_LOCK, the per-CPU flags and any upper
+	 * 32 bits before it copies key and value (bpf_map_check_op_flags()),
+	 * the map the other flags after.
 	 */
-	if (flags & BPF_F_LOCK)
+	if ((flags & (BPF_F_LOCK | BPF_F_CPU | BPF_F_ALL_CPUS)) || flags >> 32)
 		exp = -EINVAL;
 	else if (kp || vp)
 		exp = -EFAULT;
@@ -807,7 +808,7 @@ static void op_lookup_batch(struct fmap *m)
 	int kp = P_OK, vp = P_OK, inp = P_OK, outp = P_OK, exp, rc, bad;
 	char *in = F.key - ks, *out = F.next - ks, *keys, *vals;
 	struct walk *w = &m->w;
-	bool restart = chance(5), stale;
+	bool restart = chance(5);
 	union bpf_attr attr = {};
 	__u64 flags = 0;
 	long left;
@@ -844,16 +845,14 @@ static void op_lookup_batch(struct fmap *m)
 	record(m, OP_LOOKUP_BATCH, w->cursor, kp, vp, flags, c, nbuf);
 	if (w->cursor >= 0)
 		put_key(m, w->cursor, in);
-	/* A deleted cursor starts the walk over (see op_next()). */
-	stale = w->cursor >= 0 && inp == P_OK && !m->present[w->cursor];
-	if (stale)
-		walk_start(m, w);
+	/* Unlike get_next_key (see op_next()), a batch goes on after a
+	 * deleted cursor: its key is still a position in the walk order.
+	 */
 	keys = F.keys - nbuf * ks - xk;
 	vals = F.vals - nbuf * vs;
 	memset(out, 0x5a, ks);
 	attr.batch.map_fd = m->fd;
-	attr.batch.in_batch = inp || w->cursor >= 0 || stale ?
-			      uptr(inp, in) : 0;
+	attr.batch.in_batch = inp || w->cursor >= 0 ? uptr(inp, in) : 0;
 	attr.batch.out_batch = uptr(outp, out);
 	attr.batch.keys = uptr(kp, keys);
 	attr.batch.values = uptr(vp, vals);

@@ -169,7 +169,7 @@ static void check_lookups(bool priv)
 	static __u64 exp8[IPC_INL_KEYS], exp16[IPC_INL_KEYS];
 	static struct bpf_ip_cookie_key keys[IPC_INL_KEYS];
 	struct ip_cookie_inline *skel = NULL;
-	int fd8 = -1, fd16 = -1, prog, err, i;
+	int fd8 = -1, fd16 = -1, prog, err, i, off;
 	__u64 kaddr[4], caps = 0;
 	bool dropped = false;
 
@@ -194,6 +194,7 @@ static void check_lookups(bool priv)
 	bpf_program__set_autoload(skel->progs.count_kmulti, false);
 	bpf_program__set_autoload(skel->progs.count_session, false);
 	bpf_program__set_autoload(skel->progs.lookup_all, priv);
+	bpf_program__set_autoload(skel->progs.lookup_unaligned, priv);
 	if (!ASSERT_OK(bpf_map__reuse_fd(skel->maps.m8, fd8), "reuse8") ||
 	    !ASSERT_OK(bpf_map__reuse_fd(skel->maps.m16, fd16), "reuse16"))
 		goto out;
@@ -216,6 +217,23 @@ static void check_lookups(bool priv)
 		if (!ASSERT_OK(bpf_prog_test_run_opts(prog, NULL), "run") ||
 		    !check_results(skel, keys, 0, IPC_INL_KEYS, exp8, exp16))
 			goto out;
+		/* A key found both ways, at every byte offset. */
+		for (i = 0; i < IPC_INL_KEYS; i++)
+			if (exp8[i] != IPC_PROBE_MISS &&
+			    exp16[i] != IPC_PROBE_MISS)
+				break;
+		if (!ASSERT_LT(i, IPC_INL_KEYS, "found_both"))
+			goto out;
+		skel->bss->keys[0] = keys[i];
+		prog = bpf_program__fd(skel->progs.lookup_unaligned);
+		if (!ASSERT_OK(bpf_prog_test_run_opts(prog, NULL), "run_unaligned"))
+			goto out;
+		for (off = 0; off < 8; off++) {
+			ASSERT_EQ(skel->bss->by_unaligned8[off], exp8[i],
+				  "unaligned8");
+			ASSERT_EQ(skel->bss->by_unaligned16[off], exp16[i],
+				  "unaligned16");
+		}
 	}
 	/* Key by key, through keys[0]. */
 	prog = bpf_program__fd(skel->progs.lookup_first);

@@ -31,6 +31,11 @@
  * kernel/trace/ is built without the ftrace flags.)
  */
 #define DUP_NAME	"proc_single_open"
+/* DUP_NAME as a pattern (no other function's name starts with it): libbpf
+ * attaches a name without wildcards as one symbol, which the kernel
+ * resolves to one function.
+ */
+#define DUP_GLOB	DUP_NAME "*"
 #define PIN_PATH	"/sys/fs/bpf/ip_cookie_keys_link"
 
 /* Deliberately sorted neither by name nor by address. */
@@ -814,7 +819,7 @@ static bool dup_hits(struct ip_cookie_keys *skel, const __u64 *keys,
 	return true;
 }
 
-/* Two static functions of one name, attached by that name as a pattern:
+/* Two static functions of one name, attached by a pattern of that name:
  * two keys, and each function counts its own calls under its own key.
  */
 static void test_dup_static(void)
@@ -846,7 +851,7 @@ static void test_dup_static(void)
 	if (!skel)
 		goto out;
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.count_ip,
-						     DUP_NAME, &opts);
+						     DUP_GLOB, &opts);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto out;
 	keys = get_keys(link, &n);

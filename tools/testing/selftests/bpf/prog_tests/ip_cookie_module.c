@@ -10,9 +10,11 @@
 #include <test_progs.h>
 #include <pthread.h>
 #include "ip_cookie_helpers.h"
+#include "ip_cookie_uffd.h"
 #include "ip_cookie_module.skel.h"
 
 #define MOD_X		"bpf_test_modorder_x"
+#define MOD_Y		"bpf_test_modorder_y"
 #define MAX_KEYS	512
 #define NR_KERNEL	16
 /* Small values, as uprobe offsets are: never in a module. */
@@ -563,4 +565,227 @@ out:
 	if (loaded)
 		unload_module(MOD_INIT, false);
 	close(fd);
+}
+
+struct cycler {
+	const char *name;
+	int cycles;
+	int err;
+};
+
+/* Load and unload one module @cycles times. */
+static void *cycle_thread(void *p)
+{
+	struct cycler *c = p;
+	char path[64];
+	int i;
+
+	snprintf(path, sizeof(path), "%s.ko", c->name);
+	for (i = 0; i < c->cycles && !c->err; i++) {
+		c->err = load_module(path, false);
+		if (!c->err)
+			c->err = unload_module(c->name, false);
+	}
+	return NULL;
+}
+
+#define CYCLES		20
+
+#define CONCUR_KEYS	100000
+
+/* Notifications of two modules loading and unloading at the same time,
+ * while a map holds a key in the module area (of a module that stays):
+ * each notification purges the map once, whatever the others do.  The
+ * notifiers used to mark a map with the generation of the last one, and
+ * two of them could take turns re-marking it forever.  The map's tag
+ * keys make each purge long enough for the notifications to overlap.
+ */
+void serial_test_ip_cookie_module_concurrent(void)
+{
+	struct cycler cx = { .name = MOD_X, .cycles = CYCLES };
+	struct cycler cy = { .name = MOD_Y, .cycles = CYCLES };
+	struct ip_cookie_module *skel = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_map_info info = {};
+	__u64 *keys = NULL, *vals = NULL, v;
+	__u32 len = sizeof(info), n, j;
+	pthread_t tx, ty;
+	int fd = -1;
+
+	if (read_text_syms("bpf_testmod", &testmod, 1) || !testmod.cnt) {
+		test__skip();
+		return;
+	}
+	keys = calloc(CONCUR_KEYS, sizeof(*keys));
+	vals = calloc(CONCUR_KEYS, sizeof(*vals));
+	if (!ASSERT_OK_PTR(keys, "keys") || !ASSERT_OK_PTR(vals, "vals"))
+		goto out;
+	for (j = 0; j < CONCUR_KEYS; j++) {
+		keys[j] = 0x1000 + 8 * j;
+		vals[j] = val_of(keys[j]);
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_concur", 8, 8,
+			    CONCUR_KEYS + 1, NULL);
+	v = val_of(testmod.ips[0]);
+	n = CONCUR_KEYS;
+	if (!ASSERT_OK_FD(fd, "create") ||
+	    !ASSERT_OK(bpf_map_update_batch(fd, keys, vals, &n, NULL), "fill_tags") ||
+	    !ASSERT_OK(bpf_map_update_elem(fd, &testmod.ips[0], &v, 0), "fill") ||
+	    !ASSERT_OK(bpf_map_get_info_by_fd(fd, &info, &len), "info"))
+		goto out;
+	skel = ip_cookie_module__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		goto out;
+	bpf_program__set_autoload(skel->progs.block_sleepable, false);
+	if (!ASSERT_OK(ip_cookie_module__load(skel), "load"))
+		goto out;
+	skel->bss->watch_ids[0] = info.id;
+	link = bpf_program__attach(skel->progs.purge_scan);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+	if (!ASSERT_OK(pthread_create(&tx, NULL, cycle_thread, &cx), "thread_x"))
+		goto out;
+	if (ASSERT_OK(pthread_create(&ty, NULL, cycle_thread, &cy), "thread_y"))
+		pthread_join(ty, NULL);
+	pthread_join(tx, NULL);
+	ASSERT_OK(cx.err, "cycles_x");
+	ASSERT_OK(cy.err, "cycles_y");
+	/* MODULE_STATE_LIVE and MODULE_STATE_GOING of each cycle */
+	ASSERT_EQ(skel->bss->scans[0], 2 * (CYCLES + CYCLES), "one_purge_each");
+	ASSERT_OK(bpf_map_lookup_elem(fd, &testmod.ips[0], &v), "key_kept");
+out:
+	bpf_link__destroy(link);
+	ip_cookie_module__destroy(skel);
+	if (fd >= 0)
+		close(fd);
+	free(keys);
+	free(vals);
+}
+
+struct unloader {
+	int err;
+	int done;
+};
+
+/* Unload bpf_testmod with this thread's slab allocations failing. */
+static void *unload_thread(void *p)
+{
+	struct unloader *un = p;
+	int mfd, i, err = -1;
+
+	mfd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (mfd < 0 || fault_inject(mfd, FAILSLAB, 0)) {
+		un->err = -EIO;
+		goto out;
+	}
+	for (i = 0; i < 1000; i++) {
+		err = syscall(__NR_delete_module, "bpf_testmod", 0);
+		if (!err || errno != EAGAIN)
+			break;
+		usleep(1000);
+	}
+	un->err = err ? -errno : 0;
+	fault_inject(mfd, FAILSLAB, -1);
+out:
+	if (mfd >= 0)
+		close(mfd);
+	__atomic_store_n(&un->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *getpgid_thread(void *arg)
+{
+	getpgid(0);
+	return NULL;
+}
+
+/* A module unload whose purge gets no memory from the slab allocator,
+ * while a sleepable program of the same map's user is blocked in a page
+ * fault inside rcu_read_lock_trace(): the unload does not wait for the
+ * program.  The purge used to free what it could not defer itself, after
+ * an RCU Tasks Trace grace period, which the blocked program holds off.
+ * The unload is given a minute, far more than it needs, before the
+ * program is let go either way.
+ */
+void serial_test_ip_cookie_module_nomem_blocked(void)
+{
+	struct ip_cookie_module *skel = NULL;
+	struct unloader un = {};
+	bool blocked = false, gone = false, unloading = false;
+	struct bpf_link *link = NULL;
+	pthread_t tb, tu;
+	struct ipc_uffd u;
+	int fd = -1, i;
+
+	if (access(FAILSLAB, F_OK)) {
+		printf("%s:SKIP: no failslab\n", __func__);
+		test__skip();
+		return;
+	}
+	if (read_text_syms("bpf_testmod", &testmod, 64) || !testmod.cnt) {
+		test__skip();
+		return;
+	}
+	if (!ASSERT_OK(ipc_uffd_open(&u), "userfaultfd"))
+		return;
+	fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_blocked", 8, 8,
+			    4 * MAX_KEYS, NULL);
+	if (!ASSERT_OK_FD(fd, "create") ||
+	    !ASSERT_OK(fill8(fd, &testmod), "fill_testmod"))
+		goto out;
+	/* Let the reclaim take the fill's free list: the purge then has no
+	 * chunk and must allocate one.
+	 */
+	kern_sync_rcu();
+	usleep(1000000);
+
+	skel = ip_cookie_module__open();
+	if (!ASSERT_OK_PTR(skel, "open"))
+		goto out;
+	bpf_program__set_autoload(skel->progs.purge_scan, false);
+	if (!ASSERT_OK(ip_cookie_module__load(skel), "load"))
+		goto out;
+	skel->bss->block_pid = getpid();
+	skel->bss->block_uaddr = (__u64)(unsigned long)u.page;
+	link = bpf_program__attach(skel->progs.block_sleepable);
+	if (!ASSERT_OK_PTR(link, "attach") ||
+	    !ASSERT_OK(pthread_create(&tb, NULL, getpgid_thread, NULL),
+		       "blocked_thread"))
+		goto out;
+	blocked = true;
+	if (!ASSERT_OK(ipc_uffd_wait(&u, 10000), "program_blocked"))
+		goto out;
+
+	if (!ASSERT_OK(pthread_create(&tu, NULL, unload_thread, &un),
+		       "unload_thread"))
+		goto out;
+	unloading = true;
+	for (i = 0; i < 60000; i++) {
+		if (__atomic_load_n(&un.done, __ATOMIC_ACQUIRE))
+			break;
+		usleep(1000);
+	}
+	ASSERT_TRUE(__atomic_load_n(&un.done, __ATOMIC_ACQUIRE),
+		    "unloaded_while_blocked");
+out:
+	if (blocked) {
+		ASSERT_OK(ipc_uffd_release(&u), "release");
+		pthread_join(tb, NULL);
+		ASSERT_EQ(skel->bss->block_runs, 1, "program_ran");
+	}
+	if (unloading) {
+		pthread_join(tu, NULL);
+		if (ASSERT_OK(un.err, "unload"))
+			gone = true;
+	}
+	if (gone)
+		ASSERT_EQ(count_present8(fd, &testmod), 0, "testmod_removed");
+	bpf_link__destroy(link);
+	ip_cookie_module__destroy(skel);
+	if (fd >= 0)
+		close(fd);
+	ipc_uffd_close(&u);
+	if (gone)
+		ASSERT_OK(load_bpf_testmod(env.verbosity > VERBOSE_NONE),
+			  "reload bpf_testmod");
 }

@@ -423,7 +423,7 @@ void test_ip_cookie_stress(void)
 	if (!ASSERT_OK(fill_stable(s.fd, nr), "fill_stable") ||
 	    !ASSERT_OK(bpf_map_get_info_by_fd(s.fd, &info, &len), "map_info"))
 		goto out;
-	bss->map_id = info.id;
+	bss->test_tgid = getpid();
 	/* Attached before the threads start and detached after they end:
 	 * the traced function is never patched while it runs.
 	 */

@@ -129,7 +129,7 @@ int ipc_kretmulti(struct pt_regs *ctx)
 SEC("kprobe.session")
 int ipc_session(struct pt_regs *ctx)
 {
-	bool ret = bpf_session_is_return();
+	bool ret = bpf_session_is_return(ctx);
 
 	record(ret ? &result_sess_return : &result_sess_entry, ctx,
 	       bpf_get_func_ip(ctx));

@@ -66,6 +66,34 @@ int lookup_first(void *ctx)
 	return 0;
 }
 
+/* keys[0] at every byte offset of a stack buffer: the verifier checks the
+ * size of a key, not its alignment.
+ */
+__u64 by_unaligned8[8];
+__u64 by_unaligned16[8];
+
+#define LOOKUP_AT(off) do {						\
+	__builtin_memcpy(buf + (off), (void *)&keys[0], sizeof(keys[0]));	\
+	by_unaligned8[off] = val(bpf_map_lookup_elem(&m8, buf + (off)));	\
+	by_unaligned16[off] = val(bpf_map_lookup_elem(&m16, buf + (off)));	\
+} while (0)
+
+SEC("syscall")
+int lookup_unaligned(void *ctx)
+{
+	char buf[32] = {};
+
+	LOOKUP_AT(0);
+	LOOKUP_AT(1);
+	LOOKUP_AT(2);
+	LOOKUP_AT(3);
+	LOOKUP_AT(4);
+	LOOKUP_AT(5);
+	LOOKUP_AT(6);
+	LOOKUP_AT(7);
+	return 0;
+}
+
 /* Hits of the traced functions: each adds one to its own entry. */
 __u64 missed;
 

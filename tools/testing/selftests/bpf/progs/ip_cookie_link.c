@@ -102,6 +102,54 @@ int BPF_PROG(link_fmod_ret, int a, int *b, int ret)
 	return 0;
 }
 
+/* One link, two trampoline nodes: entry and exit. */
+SEC("fsession/bpf_fentry_test3")
+int BPF_PROG(link_fsession, char a, int b, __u64 c)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+/* tracing_multi links: one node per function, each with the link's ID.
+ * A program is linked to a function's trampoline once: two links on the
+ * same functions need two programs, as for fentry.
+ */
+SEC("fentry.multi")
+int link_fentry_multi(void *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("fentry.multi")
+int link_fentry_multi_b(void *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("fexit.multi")
+int link_fexit_multi(void *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("fsession.multi")
+int link_fsession_multi(void *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
+/* Runs at entry and at return, as kprobe.session. */
+SEC("uprobe.session")
+int link_usession(struct pt_regs *ctx)
+{
+	count(ctx, bpf_get_func_ip(ctx));
+	return 0;
+}
+
 /* Calls bpf_fentry_test1..8 when test-run; never attached. */
 SEC("fentry/bpf_modify_return_test")
 int BPF_PROG(link_trigger)

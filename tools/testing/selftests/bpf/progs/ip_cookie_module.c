@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "bpf_misc.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -61,5 +62,24 @@ int BPF_PROG(purge_scan, struct bpf_map *map)
 	for (i = 0; i < NR_WATCH; i++)
 		if (id && watch_ids[i] == id)
 			scans[i]++;
+	return 0;
+}
+
+/* A sleepable program of this process's getpgid() calls, blocked in a
+ * page fault on block_uaddr (userfaultfd), inside rcu_read_lock_trace().
+ */
+int block_pid;
+__u64 block_uaddr;
+__u32 block_runs;
+
+SEC("fentry.s/" SYS_PREFIX "sys_getpgid")
+int BPF_PROG(block_sleepable)
+{
+	char buf[8];
+
+	if (bpf_get_current_pid_tgid() >> 32 != block_pid)
+		return 0;
+	bpf_copy_from_user(buf, sizeof(buf), (void *)block_uaddr);
+	block_runs++;
 	return 0;
 }

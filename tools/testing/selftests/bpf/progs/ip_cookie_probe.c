@@ -87,7 +87,10 @@ int hold_elem(void *ctx)
 	return 0;
 }
 
-SEC("fentry/bpf_map_area_alloc_memcg")
+/* The map's tables; its elements and free-list chunks come from
+ * bpf_map_kmalloc_node().
+ */
+SEC("fentry/bpf_map_area_alloc")
 int BPF_PROG(count_tables)
 {
 	if (bpf_get_current_pid_tgid() >> 32 == test_pid)

@@ -67,6 +67,6 @@ static void __exit ip_cookie_testmod_exit(void)
 }
 module_exit(ip_cookie_testmod_exit);
 
-MODULE_IMPORT_NS(BPF_INTERNAL);
+MODULE_IMPORT_NS("BPF_INTERNAL");
 MODULE_DESCRIPTION("BPF selftests module: keys in init text for IP_COOKIE");
 MODULE_LICENSE("GPL");
