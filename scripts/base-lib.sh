@@ -28,3 +28,11 @@ case :$PATH: in
 esac
 BUILD=${BUILD:-$BASE_HOME}
 export PATH
+
+# src_stamp: what a build/src extracted from TARBALL records in .extracted.
+# src_extracted DIR: DIR holds TARBALL, extracted (a tree of another
+# tarball, 6.12's for one, is extracted anew).
+src_stamp() { echo "$(basename "$TARBALL") $(stat -c '%s %Y' "$TARBALL")"; }
+src_extracted() {
+	[ -f "$TARBALL" ] && [ "$(cat "$1/.extracted" 2>/dev/null)" = "$(src_stamp)" ]
+}

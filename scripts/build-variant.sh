@@ -21,7 +21,7 @@ cache=${CCACHE_DIR:-$BUILD/ccache}
 
 # The series' own tree first if the source is not extracted yet: without
 # the variant's PATCHES or EXTRA_PATCHES, which are for DIR only.
-[ -f "$src/.extracted" ] ||
+src_extracted "$src" ||
 	env -u PATCHES -u EXTRA_PATCHES "$ROOT/scripts/prepare-tree.sh"
 BUILD=$dir KDIR=$src "$ROOT/scripts/prepare-tree.sh"
 BUILD=$dir CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" "$2"

@@ -43,16 +43,14 @@ if [ -n "${KDIR:-}" ]; then
 	fi
 else
 	SRC=$BUILD/src
-	if [ ! -f "$SRC/.extracted" ]; then
-		if [ ! -f "$TARBALL" ]; then
-			"$ROOT/scripts/fetch-base.sh"
-		fi
-		[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/install-deps.sh)"
+	[ -f "$TARBALL" ] || "$ROOT/scripts/fetch-base.sh"
+	if ! src_extracted "$SRC"; then
+		[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/fetch-base.sh)"
 		echo "prepare-tree: extracting $TARBALL into $SRC"
 		rm -rf "$SRC"
 		mkdir -p "$SRC"
 		tar -xJf "$TARBALL" -C "$SRC" --strip-components=1
-		touch "$SRC/.extracted"
+		src_stamp > "$SRC/.extracted"
 	fi
 fi
 

@@ -138,19 +138,7 @@ exec 9> "$BUILD/.lock-series"
 flock -n 9 || { echo "series: waiting for another make patches/check"; flock 9; }
 
 # 2. The pristine tree, as prepare-tree.sh extracts it, in git once.
-if [ ! -f "$SRC/.extracted" ]; then
-	[ -f "$TARBALL" ] || die "missing $TARBALL (run scripts/install-deps.sh)"
-	exec 8> "$BUILD/.lock-tree"
-	flock 8
-	if [ ! -f "$SRC/.extracted" ]; then
-		echo "series: extracting $TARBALL into $SRC"
-		rm -rf "$SRC"
-		mkdir -p "$SRC"
-		tar -xJf "$TARBALL" -C "$SRC" --strip-components=1
-		touch "$SRC/.extracted"
-	fi
-	exec 8>&-
-fi
+src_extracted "$SRC" || "$ROOT/scripts/prepare-tree.sh" > /dev/null
 base_id="$(stat -c '%s %Y' "$TARBALL") $(stat -c '%Y' "$SRC/.extracted")"
 G=(git -C "$GITDIR")
 if [ "$(cat "$GITDIR/.git/series-base-id" 2>/dev/null)" != "$base_id" ] ||

@@ -44,7 +44,7 @@ MODS="bpf_testmod.ko bpf_test_no_cfi.ko bpf_test_modorder_x.ko bpf_test_modorder
 
 # The pristine source is shared (extracted once, read only); so is ccache.
 tree() {	# tree PATCHES MIRROR
-	[ -f "$MAIN/src/.extracted" ] || BUILD=$MAIN "$S/prepare-tree.sh"
+	src_extracted "$MAIN/src" || BUILD=$MAIN "$S/prepare-tree.sh"
 	BUILD=$B KDIR=$MAIN/src PATCHES=$1 MIRROR=$2 CCACHE_DIR=$MAIN/ccache \
 		"$S/prepare-tree.sh"
 	BUILD=$B CCACHE_DIR=$MAIN/ccache "$S/build-kernel.sh" full
