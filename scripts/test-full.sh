@@ -83,7 +83,7 @@ check_mod_btf() {	# check_mod_btf DIR
 			exit 1
 		fi
 	done
-	echo "test-full: $(echo $MODS | wc -w) test modules match vmlinux BTF"
+	echo "test-full: $(wc -w <<< "$MODS") test modules match vmlinux BTF"
 }
 
 patched() {
