@@ -10,7 +10,7 @@ DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
 	test-kcsan test-up test-bpftrace \
-	soak bench bench-gen-lookup bench-native bench-kfunc-cost vm checkpatch patches check clean demo
+	soak bench bench-gen-lookup bench-funcip bench-native bench-kfunc-cost vm checkpatch patches check clean demo
 
 define HELP
 Targets (each builds what it needs; build/ holds everything generated):
@@ -38,6 +38,9 @@ Targets (each builds what it needs; build/ holds everything generated):
                      docs/results/ (QUICK=1: shorter; ONLY="icount time native")
   make bench-gen-lookup  inlined lookup vs direct call: a second base kernel from
                      patches/variants/no-gen-lookup.patch; docs/results/gen-lookup.md
+  make bench-funcip  what patch "funcip" (bpf_get_func_ip() of kprobe.multi inlined)
+                     buys: kernels with and without it (PATCHES=-funcip) in turn
+                     (VM_ACCEL=icount: instructions); docs/results/funcip.md
   make bench-kfunc-cost  -icount cost of bpf_get_attach_link_id() to programs that
                      do not call it: kernels with and without the kfunc patch
                      (PATCHES="-kfunc -uoffset -funcip"); docs/results/kfunc-cost.md
@@ -82,7 +85,7 @@ Variables (make VAR=value target):
   EXTRA_PATCHES="f"  apply these after the mirror files (patches/variants/)
   TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
   VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x)  JOBS=n (kernel builds)
-  NO_BUILD=1         bench, bench-gen-lookup, bench-kfunc-cost: use what is built
+  NO_BUILD=1         bench, bench-gen-lookup, bench-funcip, bench-kfunc-cost: use what is built
 endef
 export HELP
 
@@ -137,6 +140,9 @@ bench: deps
 
 bench-gen-lookup: deps
 	@scripts/bench-gen-lookup.sh
+
+bench-funcip: deps
+	@WITHOUT=funcip scripts/bench-gen-lookup.sh
 
 bench-native: deps
 	@scripts/bench-native.sh

@@ -8,6 +8,10 @@
 # (build/variant-no-gen-lookup, EXTRA_PATCHES of prepare-tree.sh), then
 # boots the two kernels in turn, running the same subset of the benchmarks
 # in each (the plan gen_lookup of scripts/bench.sh), and writes docs/results/gen-lookup.md.
+# make bench-funcip (WITHOUT=funcip): the same for the series' patch
+# "funcip" (bpf_get_func_ip() of kprobe.multi inlined): the variant is
+# the series without it (PATCHES=-funcip, build/variant-no-funcip), the
+# plan funcip, and the result docs/results/funcip.md.
 #   BOOTS=n        boots of each kernel, alternating (default 2)
 #   ROUNDS=n       rounds per boot (default 2)
 #   NO_BUILD=1     use the bench and the two vmlinux already built
@@ -21,17 +25,23 @@ RESULTS=${RESULTS:-$ROOT/docs/results}
 BOOTS=${BOOTS:-2}
 ROUNDS=${ROUNDS:-2}
 GUEST=$ROOT/scripts/bench-guest.sh
-VARIANT=$BUILD/variant-no-gen-lookup
-IMG_GEN=$BUILD/vm/vmlinux-gen-lookup
-IMG_CALL=$BUILD/vm/vmlinux-no-gen-lookup
+WITHOUT=${WITHOUT:-gen-lookup}
+case $WITHOUT in
+gen-lookup) VENV=(EXTRA_PATCHES="$ROOT/patches/variants/no-gen-lookup.patch") ;;
+funcip)	VENV=(PATCHES=-funcip) ;;
+*)	echo "bench-gen-lookup: WITHOUT=$WITHOUT: gen-lookup or funcip" >&2; exit 2 ;;
+esac
+SET=${WITHOUT//-/_}
+VARIANT=$BUILD/variant-no-$WITHOUT
+IMG_GEN=$BUILD/vm/vmlinux-$WITHOUT
+IMG_CALL=$BUILD/vm/vmlinux-no-$WITHOUT
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	mkdir -p "$BUILD/vm"
 	cp "$BUILD/kbuild-base/vmlinux" "$IMG_GEN"
-	EXTRA_PATCHES=$ROOT/patches/variants/no-gen-lookup.patch \
-		"$ROOT/scripts/build-variant.sh" "$VARIANT" base
+	env "${VENV[@]}" "$ROOT/scripts/build-variant.sh" "$VARIANT" base
 	cp "$VARIANT/kbuild-base/vmlinux" "$IMG_CALL"
 fi
 for f in "$IMG_GEN" "$IMG_CALL"; do
@@ -40,19 +50,19 @@ done
 
 mkdir -p "$RESULTS" "$BUILD/vm"
 # The runs of one boot (scripts/bench.sh decides them; bench-guest.sh runs them).
-plan=$BUILD/vm/bench-plan-gen-lookup.txt
-QUICK=1 ROUNDS=$ROUNDS "$ROOT/scripts/bench.sh" plan gen_lookup > "$plan"
-raw=$RESULTS/raw-gen-lookup.txt
+plan=$BUILD/vm/bench-plan-$WITHOUT.txt
+QUICK=1 ROUNDS=$ROUNDS "$ROOT/scripts/bench.sh" plan "$SET" > "$plan"
+raw=$RESULTS/raw-$WITHOUT.txt
 : > "$raw"
 for b in $(seq 1 "$BOOTS"); do
 	for k in inline call; do
 		img=$IMG_GEN
 		[ $k = call ] && img=$IMG_CALL
-		log=$BUILD/vm/bench-gen-lookup-$k.log
+		log=$BUILD/vm/bench-$WITHOUT-$k.log
 		VM_EXTRA_FILES="$GUEST $plan" VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 			"$ROOT/scripts/vm-run.sh" --kernel base --image "$img" \
 			--log "$log" -- \
-			"IPC_ENV='quick=1 rounds=$ROUNDS set=gen_lookup' sh /bpf/bench-guest.sh /bpf/$(basename "$plan")" || true
+			"IPC_ENV='quick=1 rounds=$ROUNDS set=$SET' sh /bpf/bench-guest.sh /bpf/$(basename "$plan")" || true
 		echo "ipc-boot: kernel=$k boot=$b" >> "$raw"
 		sed -n '/^HARNESS-CMD-BEGIN$/,/^HARNESS-CMD-END$/p' "$log.txt" |
 			grep -E '^ipc-' >> "$raw" || true
@@ -67,5 +77,5 @@ accel=$("$ROOT/scripts/vm-accel.sh")
 cfg=$BUILD/kbuild-base/.config
 kernel="configs/base.config on tinyconfig ($(grep -cE '^CONFIG_.*=y' "$cfg") symbols =y); $(grep -E '^(# )?CONFIG_(CPU_MITIGATIONS|MITIGATION_RETPOLINE)[ =]' "$cfg" | tr '\n' ' ')"
 python3 "$ROOT/scripts/gen-lookup-report.py" "$raw" "$accel" \
-	"$(git -C "$ROOT" rev-parse --short HEAD)" "$kernel" > "$RESULTS/gen-lookup.md"
-cat "$RESULTS/gen-lookup.md"
+	"$(git -C "$ROOT" rev-parse --short HEAD)" "$kernel" "$WITHOUT" > "$RESULTS/$WITHOUT.md"
+cat "$RESULTS/$WITHOUT.md"

@@ -62,6 +62,9 @@ run_flags() {	# run_flags SET
 #   SET=gen_lookup  what the inlined lookup changes (kprobe.multi and
 #               fentry hot paths, lookups), for kernels with and without
 #               ip_cookie_map_gen_lookup()
+#   SET=funcip  bpf_get_func_ip() of kprobe.multi (and fentry's, inlined
+#               upstream, as control), for kernels with and without the
+#               series' patch "funcip"
 plan() {	# plan SET ROUNDS [ONESHOT]
 	local set=$1 nr=$2 oneshot=${3:-1} run kmulti_n lookup_n
 	local mem_n pop_n attach_n os_rounds r n v
@@ -97,6 +100,9 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 		case $set in
 		kmulti_cookie)
 			kmulti "empty cookie cookie_array" "$kmulti_n" ;;
+		funcip)
+			fentry "empty funcip"
+			kmulti "empty funcip ipc cookie" "1 1000" ;;
 		gen_lookup)
 			fentry "empty cookie ipc hash"
 			kmulti "empty cookie hash ipc ipc_link" "1 1000"

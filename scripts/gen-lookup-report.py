@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Markdown table of make bench-gen-lookup: the same benchmarks on the base
-kernel with the inlined IP_COOKIE lookup and without it (direct call).
+kernel with the inlined IP_COOKIE lookup and without it (direct call);
+with WITHOUT=funcip (make bench-funcip), with the series' inlined
+bpf_get_func_ip() of kprobe.multi and without it.
 
-usage: gen-lookup-report.py RAW ACCEL GIT KERNEL > gen-lookup.md
+usage: gen-lookup-report.py RAW ACCEL GIT KERNEL [gen-lookup|funcip] > OUT.md
 """
 import os
 import re
@@ -11,6 +13,7 @@ import statistics
 import sys
 
 raw, accel, git, kconf = sys.argv[1:5]
+mode = sys.argv[5] if len(sys.argv) > 5 else 'gen-lookup'
 KV = re.compile(r'(\w+)=(\S+)')
 
 # samples[kernel][(bench, param)] -> [ns per op, one per round]
@@ -47,14 +50,27 @@ def row(label, bench, base, p):
                                                    d['call'], ratio)
 
 
-out = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct call\n',
-       'Produced by `make bench-gen-lookup` (scripts/bench-gen-lookup.sh): '
-       'the base kernel as built (lookup inlined into the program by '
-       '`ip_cookie_map_gen_lookup()`) and the same kernel rebuilt without '
-       '`.map_gen_lookup` (the verifier then emits a direct call to '
-       '`ip_cookie_map_lookup_elem()`), booted in turn, %d boots each, '
-       'running the same benchmarks (`SET=gen_lookup`). Raw: '
-       '`raw-gen-lookup.txt`.\n' % min(boots.values()),
+if mode == 'funcip':
+    head = ['# bpf_get_func_ip() of kprobe.multi: inlined (patch "funcip") '
+            'against the helper call\n',
+            'Produced by `make bench-funcip` (scripts/bench-gen-lookup.sh, '
+            'WITHOUT=funcip): the base kernel with the whole series and the '
+            'same series without its patch "funcip" (`PATCHES=-funcip`), '
+            'booted in turn, %d boots each, running the same benchmarks '
+            '(`SET=funcip`). Raw: `raw-funcip.txt`.\n' % min(boots.values())]
+    cols = ('with funcip ns', 'without ns', 'without / with')
+else:
+    head = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct '
+            'call\n',
+            'Produced by `make bench-gen-lookup` (scripts/bench-gen-lookup.sh): '
+            'the base kernel as built (lookup inlined into the program by '
+            '`ip_cookie_map_gen_lookup()`) and the same kernel rebuilt without '
+            '`.map_gen_lookup` (the verifier then emits a direct call to '
+            '`ip_cookie_map_lookup_elem()`), booted in turn, %d boots each, '
+            'running the same benchmarks (`SET=gen_lookup`). Raw: '
+            '`raw-gen-lookup.txt`.\n' % min(boots.values())]
+    cols = ('inlined ns', 'direct call ns', 'call / inlined')
+out = head + [
        '- Accelerator: **%s**%s; git %s.' % (
            accel.upper(), ' (pure emulation: compare ratios, not absolute '
            'times)' if accel == 'tcg' else '', git),
@@ -64,8 +80,20 @@ out = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct call\n',
        'program, or the loop without a lookup), median over all rounds of '
        'all boots of one kernel.  Rows marked *control* run the same code '
        'in both kernels: their spread shows the noise between boots.\n',
-       '| what | N | inlined ns | direct call ns | call / inlined |',
+       '| what | N | %s | %s | %s |' % cols,
        '|---|---|---|---|---|']
+if mode == 'funcip':
+    for p in (1, 1000):
+        out.append(row('kprobe.multi, bpf_get_func_ip()', 'ipc-kmulti-funcip',
+                       'ipc-kmulti-empty', p))
+        out.append(row('kprobe.multi, ip -> IP_COOKIE', 'ipc-kmulti-ipc',
+                       'ipc-kmulti-empty', p))
+        out.append(row('kprobe.multi, cookie (*control*)', 'ipc-kmulti-cookie',
+                       'ipc-kmulti-empty', p))
+    out.append(row('fentry, bpf_get_func_ip() (inlined upstream: *control*)',
+                   'ipc-fentry-funcip', 'ipc-fentry-empty', 1))
+    print('\n'.join(out))
+    sys.exit(0)
 for p in (1, 1000, 100000):
     out.append(row('lookup micro-benchmark, IP_COOKIE', 'ipc-lookup-ipc',
                    'ipc-lookup-none', p))
