@@ -70,7 +70,7 @@ static void test_syscall_ops(void)
 	if (!ASSERT_GE(fd, 0, "create"))
 		return;
 
-	key = 0xffffffff81000000ULL;
+	key = fake_ip(0);
 	val = 1;
 	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "lookup_empty");
 	ASSERT_EQ(bpf_map_get_next_key(fd, NULL, &next), -ENOENT, "next_empty");
@@ -104,14 +104,14 @@ static void test_syscall_ops(void)
 
 	/* The cap counts entries; replacing at the cap still works. */
 	for (i = 1; i < 4; i++) {
-		key = 0xffffffff81000000ULL + i * 16;
+		key = fake_ip(i);
 		val = i;
 		ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "fill");
 	}
-	key = 0xffffffff82000000ULL;
+	key = fake_ip(0x100000);
 	ASSERT_EQ(bpf_map_update_elem(fd, &key, &val, BPF_ANY), -E2BIG, "full");
 	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "full_unchanged");
-	key = 0xffffffff81000010ULL;
+	key = fake_ip(1);
 	val = 42;
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "replace_full");
 
@@ -132,11 +132,11 @@ static void test_syscall_ops(void)
 	ASSERT_EQ(seen, 4, "walk_count");
 
 	/* Deleting frees room under the cap again. */
-	key = 0xffffffff81000000ULL;
+	key = fake_ip(0);
 	ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete");
 	ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &val), -ENOENT, "deleted");
 	ASSERT_EQ(bpf_map_delete_elem(fd, &key), -ENOENT, "delete_twice");
-	key = 0xffffffff82000000ULL;
+	key = fake_ip(0x100000);
 	ASSERT_OK(bpf_map_update_elem(fd, &key, &val, BPF_ANY), "room_again");
 	/* Re-inserting a deleted key works and finds the new value. */
 	ASSERT_OK(bpf_map_delete_elem(fd, &key), "delete_again");
@@ -230,7 +230,7 @@ out:
 
 static void test_link_keys(void)
 {
-	struct bpf_ip_cookie_key k = { .ip = 0xffffffff81234560ULL };
+	struct bpf_ip_cookie_key k = { .ip = fake_ip(0x23456) };
 	struct bpf_ip_cookie_key next;
 	__u64 val;
 	int fd, err, seen = 0;

@@ -6,7 +6,8 @@
  * too), deletes, get_next_key walks, lookup, update and delete batches
  * with random counts (0 and huge ones), lookup-and-delete (not offered),
  * NULL and unmapped pointers, and keys the map must refuse (ip 0, link
- * ID 0, reserved bits) runs on a few small maps of 8- and 16-byte keys.
+ * ID 0, reserved bits; on a 32-bit kernel, ips of 2^32 and above) runs
+ * on a few small maps of 8- and 16-byte keys.
  * Keys come from a pool of twice max_entries, so that hits, replacements,
  * EEXIST, ENOENT, E2BIG and deletes of present keys are frequent, and each
  * map is filled up and drained again and again, so that its index grows
@@ -59,7 +60,7 @@
 #define KERNEL_PTR	0xffffffff81000000ULL
 
 /* A key of the model: pool index, and how it is spoilt (bad << 16). */
-enum { KEY_OK, KEY_IP0, KEY_LINK0, KEY_RSVD };
+enum { KEY_OK, KEY_IP0, KEY_LINK0, KEY_RSVD, KEY_WIDE };
 #define KID(idx, bad)	((idx) | (bad) << 16)
 #define KIDX(kid)	((kid) & 0xffff)
 #define KBAD(kid)	((kid) >> 16)
@@ -129,6 +130,7 @@ static struct {
 	__u64 seed, x;
 	unsigned long op, nrec, syscalls;
 	bool failed;
+	bool narrow;	/* a 32-bit kernel: keys below 2^32 only */
 	int next_id;
 	struct fmap maps[NR_MAPS];
 	struct walk check;
@@ -187,6 +189,8 @@ static struct bpf_ip_cookie_key key_of(const struct fmap *m, int kid)
 		k.link_id = 0;
 	else if (KBAD(kid) == KEY_RSVD)
 		k.reserved = 1U << (KIDX(kid) % 32);
+	else if (KBAD(kid) == KEY_WIDE)
+		k.ip |= 1ULL << (32 + KIDX(kid) % 32);
 	return k;
 }
 
@@ -377,7 +381,8 @@ static int decode(const struct fmap *m, const void *buf)
 }
 
 /* Half like function addresses, half anywhere (odd, so never one of the
- * former), and the extremes.  16-byte keys: four links per ip.
+ * former), and the extremes.  16-byte keys: four links per ip.  On a
+ * 32-bit kernel, the low halves of these.
  */
 static void pool_init(struct fmap *m)
 {
@@ -392,12 +397,14 @@ static void pool_init(struct fmap *m)
 		if (i % per_ip == 0)
 			ip = j == 1 ? ~0ULL : j == 3 ? 1 : j % 2 ? rnd() | 1 :
 			     0xffffffff81000000ULL + j * 8;
+		if (F.narrow)
+			ip = (__u32)ip;
 		k = &m->pool[i];
 		k->ip = ip;
 		k->link_id = per_ip == 1 ? 0 : links[i % 4];
 		k->reserved = 0;
 		while (pool_find(m, k->ip, k->link_id) >= 0)
-			k->ip += 2;
+			k->ip = F.narrow ? (__u32)(k->ip + 2) : k->ip + 2;
 		for (j = key_hash(k->ip, k->link_id); m->slot[j];
 		     j = (j + 1) % ARRAY_SIZE(m->slot))
 			;
@@ -441,8 +448,11 @@ static int pick_key(const struct fmap *m, __u32 present)
 
 	for (i = 0; i < 16 && m->present[idx] != want; i++)
 		idx = rn(m->n);
-	if (chance(20))
+	if (chance(20)) {
 		bad = m->ks == 8 ? KEY_IP0 : KEY_IP0 + rn(3);
+		if (F.narrow && rn(2))
+			bad = KEY_WIDE;
+	}
 	return KID(idx, bad);
 }
 
@@ -1276,6 +1286,10 @@ void test_ip_cookie_fuzz(void)
 	for (i = 0; i < NR_MAPS; i++)
 		F.maps[i].fd = -1;
 	clock_gettime(CLOCK_REALTIME, &ts);
+	/* As fake_ip() of ip_cookie_helpers.h: a runner built for 32-bit runs
+	 * on a 32-bit kernel here.
+	 */
+	F.narrow = sizeof(long) == 4;
 	F.seed = env_ull("IPC_FUZZ_SEED", ts.tv_nsec ^ ts.tv_sec ^
 				 (unsigned long long)getpid() << 32);
 	nops = env_ull("IPC_FUZZ_OPS", DEFAULT_OPS);
