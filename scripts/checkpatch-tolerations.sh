@@ -29,7 +29,7 @@ checkpatch_why() {
 	ENOTSUPP) echo "the bpf syscall returns ENOTSUPP (524) where a test asserts the exact errno, as upstream selftests do" ;;
 	SPACING) echo "anonymous bit-field padding (\"__u32 :32;\"), as uapi/linux/bpf.h has three times already; checkpatch reads the ':' as an operator" ;;
 	LONG_LINE_STRING) echo "machine-parsed output lines are not split (coding-style: never break user-visible strings)" ;;
-	UNKNOWN_COMMIT_ID) echo "an upstream commit the history-less 6.12 base does not have, listed with its subject in series/upstream-commits" ;;
+	UNKNOWN_COMMIT_ID) echo "an upstream commit the history-less base (a source tarball) does not have, listed with its subject in series/upstream-commits" ;;
 	*) echo "(no reason recorded)" ;;
 	esac
 }

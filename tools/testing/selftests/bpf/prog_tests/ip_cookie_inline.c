@@ -348,7 +348,7 @@ static void check_tracing(void)
 #if defined(__x86_64__)
 		/* bpf_get_func_ip() is inlined too, as a per-CPU read of
 		 * current_task: no helper call, but on a uniprocessor kernel
-		 * (make test-up), where per-CPU data are plain variables.
+		 * (no CONFIG_SMP), where per-CPU data are plain variables.
 		 */
 		ASSERT_EQ(count_calls_to(bpf_program__fd(p),
 					 "bpf_get_func_ip_kprobe_multi"),

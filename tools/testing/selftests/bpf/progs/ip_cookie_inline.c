@@ -72,25 +72,26 @@ int lookup_first(void *ctx)
 __u64 by_unaligned8[8];
 __u64 by_unaligned16[8];
 
-#define LOOKUP_AT(off) do {						\
-	__builtin_memcpy(buf + (off), (void *)&keys[0], sizeof(keys[0]));	\
-	by_unaligned8[off] = val(bpf_map_lookup_elem(&m8, buf + (off)));	\
-	by_unaligned16[off] = val(bpf_map_lookup_elem(&m16, buf + (off)));	\
-} while (0)
+static __always_inline void lookup_at(char *buf, int off)
+{
+	__builtin_memcpy(buf + off, (void *)&keys[0], sizeof(keys[0]));
+	by_unaligned8[off] = val(bpf_map_lookup_elem(&m8, buf + off));
+	by_unaligned16[off] = val(bpf_map_lookup_elem(&m16, buf + off));
+}
 
 SEC("syscall")
 int lookup_unaligned(void *ctx)
 {
 	char buf[32] = {};
 
-	LOOKUP_AT(0);
-	LOOKUP_AT(1);
-	LOOKUP_AT(2);
-	LOOKUP_AT(3);
-	LOOKUP_AT(4);
-	LOOKUP_AT(5);
-	LOOKUP_AT(6);
-	LOOKUP_AT(7);
+	lookup_at(buf, 0);
+	lookup_at(buf, 1);
+	lookup_at(buf, 2);
+	lookup_at(buf, 3);
+	lookup_at(buf, 4);
+	lookup_at(buf, 5);
+	lookup_at(buf, 6);
+	lookup_at(buf, 7);
 	return 0;
 }
 
