@@ -64,7 +64,7 @@ full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
 		"$SELFCFG/config" "$SELFCFG/config.x86_64" | sort -u > "$CHECK.syms"
 	grep -vwFf "$CHECK.syms" "$ROOT/configs/base.config" > "$CHECK" || true
 	rm -f "$CHECK.syms" ;;
-i386)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-i386.config"
+i386)	FRAGS="$ROOT/configs/cross.config"
 	CHECK=$FRAGS ;;
 debug-arm64|debug-s390x|debug-i386)
 	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
@@ -75,7 +75,7 @@ debug-arm64|debug-s390x|debug-i386)
 	trap 'rm -f "$CHECK"' EXIT
 	# shellcheck disable=SC2086
 	awk "$LASTWINS" $FRAGS > "$CHECK" ;;
-arm64)	FRAGS="$ROOT/configs/cross.config"
+arm64)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-arm64.config"
 	CHECK=$FRAGS ;;
 *)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|up|full|i386|arm64|debug-arm64|debug-s390x|debug-i386)" >&2; exit 1 ;;
 esac

@@ -495,8 +495,7 @@ static inline struct ip_cookie_kconfig__kconfig kernel_config(void)
 }
 
 /* kprobe.multi, kretprobe.multi and kprobe.session links run on fprobe,
- * which 6.12 builds only where ftrace passes the full registers
- * (DYNAMIC_FTRACE_WITH_REGS: x86 and s390, not arm64); without
+ * which needs DYNAMIC_FTRACE_WITH_ARGS (not on 32-bit x86); without
  * CONFIG_FPROBE the kernel refuses the link with EOPNOTSUPP, and so does
  * a 32-bit kernel with it (kernel/trace/bpf_trace.c: "no support for
  * 32bit archs yet"). A subtest that needs such a link asks here first: a
