@@ -10,7 +10,8 @@ DEPS := scripts/install-deps.sh
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
 	test-kcsan test-up test-bpftrace \
-	soak bench bench-gen-lookup bench-funcip bench-native bench-kfunc-cost vm checkpatch patches check clean demo
+	soak bench bench-gen-lookup bench-funcip bench-native bench-kfunc-cost vm checkpatch patches check clean demo \
+	docs-figures
 
 define HELP
 Targets (each builds what it needs; build/ holds everything generated):
@@ -75,6 +76,9 @@ Building blocks (the targets above run them):
   make bpftrace      bpftrace 0.17.0 (Debian's source) with contrib/bpftrace/*.patch
                      applied by git am, into build/bpftrace (half an hour cold)
   make checkpatch    checkpatch.pl --strict on patches/ and every mirror file
+  make docs-figures  rewrite the generated tables and figures of README.md, docs/
+                     and the cover letter from docs/results/ (after a bench);
+                     make check CHECKS=docs checks them
   make deps          install the Debian packages the harness needs
   make clean         remove build/ (the ccache too: hours of builds)
 Variables (make VAR=value target):
@@ -164,6 +168,9 @@ patches: deps
 
 check: deps
 	@scripts/series-check.sh
+
+docs-figures:
+	@python3 scripts/docs-figures.py write
 
 clean:
 	rm -rf build

@@ -488,67 +488,78 @@ if resize:
               'then batch-deletes them, shrinking it; cycles are counted over the '
               'whole run including warm-up.)\n')
 
+NOT_HERE = ('Not measured in this mode: a time run of `make bench` measures it '
+            '(its results-quick.md or results-full.md).\n')
 md.append('## Memory: bytes per entry (8-byte key, 8-byte value)\n')
-md.append('| entries | ' + ' | '.join(
-    '%s memlock / memcg (right after filling)' % MAPS[k]
-    for k in ('ipc', 'hash', 'hash-nopre')) + ' | kprobe.multi cookies |')
-md.append('|---|---|---|---|---|')
-for n in sorted(memory):
-    c = []
-    for k in ('ipc', 'hash', 'hash-nopre'):
-        m = memory[n].get(k)
-        c.append(('%.1f / %.1f' % (m['memlock_per_entry'], m['memcg_per_entry'])
-                  + (' (%.1f)' % m['memcg_filled_per_entry']
-                     if 'memcg_filled_per_entry' in m else ''))
-                 if m else '-')
-    md.append('| %d | %s | 8 (derived, not charged) |' % (n, ' | '.join(c)))
-md.append('\nmemlock: the map\'s `map_mem_usage` (fdinfo). memcg: delta of '
-          '`memory.current` of a fresh child cgroup around creating and filling '
-          'the maps (small sizes use several copies to stay above the per-CPU '
-          'charge batch), read once memory.current has settled, i.e. after '
-          'what the maps free after a grace period (an IP_COOKIE map\'s '
-          'replaced indexes) is gone; in parentheses, read right after the '
-          'last update. kprobe.multi cookies: derived from the code, not '
-          'measured: `bpf_kprobe_multi_link_attach()` (kernel/trace/bpf_trace.c, '
-          '6.12) allocates the 8 B per function `addrs` array with or without '
-          'cookies, and the `cookies` array (8 B per function) only when '
-          'cookies are given; both with `kvmalloc_array(..., GFP_KERNEL)`, '
-          'so not charged to a memcg. The cookie\'s own cost is 8 B per '
-          'function.\n')
+if not memory:
+    md.append(NOT_HERE)
+else:
+    md.append('| entries | ' + ' | '.join(
+        '%s memlock / memcg (right after filling)' % MAPS[k]
+        for k in ('ipc', 'hash', 'hash-nopre')) + ' | kprobe.multi cookies |')
+    md.append('|---|---|---|---|---|')
+    for n in sorted(memory):
+        c = []
+        for k in ('ipc', 'hash', 'hash-nopre'):
+            m = memory[n].get(k)
+            c.append(('%.1f / %.1f' % (m['memlock_per_entry'], m['memcg_per_entry'])
+                      + (' (%.1f)' % m['memcg_filled_per_entry']
+                         if 'memcg_filled_per_entry' in m else ''))
+                     if m else '-')
+        md.append('| %d | %s | 8 (derived, not charged) |' % (n, ' | '.join(c)))
+    md.append('\nmemlock: the map\'s `map_mem_usage` (fdinfo). memcg: delta of '
+              '`memory.current` of a fresh child cgroup around creating and filling '
+              'the maps (small sizes use several copies to stay above the per-CPU '
+              'charge batch), read once memory.current has settled, i.e. after '
+              'what the maps free after a grace period (an IP_COOKIE map\'s '
+              'replaced indexes) is gone; in parentheses, read right after the '
+              'last update. kprobe.multi cookies: derived from the code, not '
+              'measured: `bpf_kprobe_multi_link_attach()` (kernel/trace/bpf_trace.c, '
+              '6.12) allocates the 8 B per function `addrs` array with or without '
+              'cookies, and the `cookies` array (8 B per function) only when '
+              'cookies are given; both with `kvmalloc_array(..., GFP_KERNEL)`, '
+              'so not charged to a memcg. The cookie\'s own cost is 8 B per '
+              'function.\n')
 
 md.append('## Population and resize\n')
-md.append('| entries | map | single insert ns/op | load by singles ms | '
-          'batch ns/op | load by batch ms | resize (grow) p50/p99/max us | '
-          'other updates p50/p99/max us |')
-md.append('|---|---|---|---|---|---|---|---|')
-for n in sorted(popul):
-    for k in ('ipc', 'hash', 'hash-nopre'):
-        d = popul[n].get(k)
-        if not d:
-            continue
-        g = ('%.1f / %.1f / %.1f (%d grows)' % (
-            d['grow_p50_us'], d['grow_p99_us'], d['grow_max_us'], d['grow_n'])
-             if d.get('grow_n') else '-')
-        md.append('| %d | %s | %.0f | %.2f | %.0f | %.2f | %s | %.1f / %.1f / %.1f |' % (
-            n, MAPS[k],
-            d['single_ns_per_op'], d['load_single_ms'], d['batch_ns_per_op'],
-            d['load_batch_ms'], g, d['other_p50_us'], d['other_p99_us'],
-            d['other_max_us']))
-md.append('')
+if not popul:
+    md.append(NOT_HERE)
+else:
+    md.append('| entries | map | single insert ns/op | load by singles ms | '
+              'batch ns/op | load by batch ms | resize (grow) p50/p99/max us | '
+              'other updates p50/p99/max us |')
+    md.append('|---|---|---|---|---|---|---|---|')
+    for n in sorted(popul):
+        for k in ('ipc', 'hash', 'hash-nopre'):
+            d = popul[n].get(k)
+            if not d:
+                continue
+            g = ('%.1f / %.1f / %.1f (%d grows)' % (
+                d['grow_p50_us'], d['grow_p99_us'], d['grow_max_us'], d['grow_n'])
+                 if d.get('grow_n') else '-')
+            md.append('| %d | %s | %.0f | %.2f | %.0f | %.2f | %s | %.1f / %.1f / %.1f |' % (
+                n, MAPS[k],
+                d['single_ns_per_op'], d['load_single_ms'], d['batch_ns_per_op'],
+                d['load_batch_ms'], g, d['other_p50_us'], d['other_p99_us'],
+                d['other_max_us']))
+    md.append('')
 
 md.append('## Attach plus populate (kprobe.multi, ms)\n')
-md.append('| functions | attach with cookies | detach | attach without cookies | '
-          'IP_COOKIE create + batch fill | fill / attach-with-cookies |')
-md.append('|---|---|---|---|---|---|')
-for n in sorted(attach):
-    a = attach[n]
-    if 'cookies' not in a or 'map' not in a:
-        continue
-    md.append('| %d | %.1f | %.1f | %.1f | %.2f | %.1f%% |' % (
-        n, a['cookies']['attach_ms'], a['cookies']['detach_ms'],
-        a['map']['attach_ms'], a['map']['fill_ms'],
-        100 * a['map']['fill_ms'] / a['cookies']['attach_ms']))
-md.append('')
+if not attach:
+    md.append(NOT_HERE)
+else:
+    md.append('| functions | attach with cookies | detach | attach without cookies | '
+              'IP_COOKIE create + batch fill | fill / attach-with-cookies |')
+    md.append('|---|---|---|---|---|---|')
+    for n in sorted(attach):
+        a = attach[n]
+        if 'cookies' not in a or 'map' not in a:
+            continue
+        md.append('| %d | %.1f | %.1f | %.1f | %.2f | %.1f%% |' % (
+            n, a['cookies']['attach_ms'], a['cookies']['detach_ms'],
+            a['map']['attach_ms'], a['map']['fill_ms'],
+            100 * a['map']['fill_ms'] / a['cookies']['attach_ms']))
+    md.append('')
 
 if outliers:
     md.append('## Outlier rounds (kept in every median above)\n')
@@ -563,8 +574,10 @@ for t in targets:
     md.append('| %s | %s | %s |' % (t['target'], 'met' if t['met'] else '**missed**',
                                      t['figure']))
 md.append('')
-md.append('Plots: `kmulti-delta-%s.png`, `lookup-ns-%s.png`, `bytes-per-entry-%s.png`.\n'
-          % (mode, mode, mode))
+md.append('Plots: %s.\n' % ', '.join(
+    '`%s-%s.png`' % (name, mode) for name, have in (
+        ('kmulti-delta', kmulti), ('lookup-ns', lookup), ('bytes-per-entry', memory))
+    if have))
 with open(os.path.join(out, 'results-%s.md' % mode), 'w') as f:
     f.write('\n'.join(md))
 

@@ -19,7 +19,9 @@
 #               base gives the same tree as the series
 #   uapi        tools/include/uapi/linux/bpf.h equals
 #               include/uapi/linux/bpf.h after the series
-#   docs        htmldocs of Documentation/bpf (Debian's Sphinx) and the
+#   docs        every figure of README.md, docs/ and the cover letter
+#               against docs/results/ (scripts/docs-figures.py check);
+#               htmldocs of Documentation/bpf (Debian's Sphinx) and the
 #               bpftool man pages without warnings in the series' files;
 #               kernel-doc -Wall on the new kernel sources
 #   build       every prefix of the series: the base config
@@ -358,6 +360,15 @@ fi
 # --- docs
 if wants docs; then
 	begin docs
+	# Every figure in README.md, docs/ and the cover letter against
+	# docs/results/ (scripts/docs-figures.py says what it checks).
+	if out=$(python3 "$ROOT/scripts/docs-figures.py" check 2>&1); then
+		note "$out"
+	else
+		while IFS= read -r line; do
+			finding "$line"
+		done < <(grep -v 'finding(s)$' <<< "$out")
+	fi
 	worktree series
 	log=$LOGS/htmldocs.log
 	docs_ok=1

@@ -251,7 +251,8 @@ import sys
 
 cover, tmpl, results, base, numbers = sys.argv[1:6]
 num = dict(line.split() for line in open(numbers))
-text = open(tmpl).read()
+# The sources of its figures (scripts/docs-figures.py) stay out of the mail.
+text = re.sub(r'<!--.*?-->', '', open(tmpl).read(), flags=re.S)
 text = text.replace('@RESULTS@', open(results).read().rstrip())
 text = text.replace('@BASE@', open(base).read().rstrip())
 

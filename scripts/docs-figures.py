@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Figures in the docs, generated from docs/results/ and checked against it.
+
+  docs-figures.py write   rewrite every marked table and inline figure
+  docs-figures.py check   exit 1 on anything that does not match its source
+
+A source is a table of a results file: SRC#HEADING, the first Markdown
+table under the heading whose text starts with HEADING (src relative to
+the repository). The report scripts write those files; nothing here
+measures anything.
+
+A table, in README.md, docs/*.md or series/cover-letter.txt:
+
+  <!-- figures: SRC#HEADING; OPTION; ... -->
+  (generated: a provenance line, then the table)
+  <!-- /figures -->
+
+  options: cols=A|B (these columns, in this order; the first column is
+  always kept), rows=A|B (these rows, by first cell), transpose, round=K
+  (numeric cells to K decimals, their [min, max] dropped).
+
+An inline figure is a number followed by its source:
+
+  29<!-- fig SRC#HEADING; row=KEY; col=NAME -->
+
+  row=KEY: the row whose first cell is KEY (row=#1: the first row);
+  col=NAME: the column headed NAME; agg=min|max: over the whole column
+  instead of one row; nth=K: the cell's K-th number (default the first).
+  The figure matches when the source's number,
+  rounded to as many decimals as the doc gives, is the doc's number.
+
+check also fails on: a table whose source is empty, a results file or doc
+naming a plot that does not exist, a line that cites a results file and
+a commit the results file does not name, and in the files of STRICT a
+measured figure (a number with a unit) outside a marked table that has
+no source (a line that ends in <!-- not measured --> holds none: design
+constants such as a load factor).
+"""
+import glob
+import os
+import re
+import sys
+from decimal import ROUND_HALF_UP, Decimal
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = ['README.md', 'series/cover-letter.txt'] + sorted(
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, 'docs/*.md')))
+# Files whose every measured figure is generated or has a source.
+STRICT = ['README.md', 'series/cover-letter.txt']
+
+REGION = re.compile(r'^<!-- figures: (.+?) -->\n(.*?)^<!-- /figures -->$',
+                    re.M | re.S)
+INLINE = re.compile(r"(?<![`\w.])" r'(\*\*)?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?)(\*\*)?'
+                    r'<!-- fig (.+?) -->', re.S)
+NUMBER = re.compile(r'[-+]?[0-9][0-9,]*(?:\.[0-9]+)?')
+COMMIT = re.compile(r'(?<![0-9a-zA-Z/.])([0-9a-f]{7,12})(?![0-9a-zA-Z])')
+RESULT_REF = re.compile(r'(?:docs/results/)?\b([a-z0-9-]+\.(?:md|txt))\b')
+PLOT = re.compile(r'([A-Za-z0-9_./-]+\.png)\b')
+# A measured figure: a number and a unit (prose, not a table row).
+MEASURED = re.compile(r'(?<![\w.@])[0-9][0-9,.]*\s?'
+                      r'(?:ns|instructions|M/s|ms|B per entry|B\b|%|x\b)')
+
+errors = []
+
+
+def err(where, msg):
+    errors.append('%s: %s' % (where, msg))
+
+
+def clean(cell):
+    return cell.strip().replace('**', '').replace('`', '').strip()
+
+
+_files = {}
+
+
+def source_text(path):
+    if path not in _files:
+        full = os.path.join(ROOT, path)
+        _files[path] = open(full).read() if os.path.isfile(full) else None
+    return _files[path]
+
+
+def table(spec, where):
+    """(header, rows, provenance) of SRC#HEADING, or None."""
+    path, _, heading = spec.partition('#')
+    text = source_text(path)
+    if text is None:
+        err(where, 'source %s does not exist' % path)
+        return None
+    lines = text.split('\n')
+    start = None
+    for i, line in enumerate(lines):
+        if line.startswith('#') and line.lstrip('#').strip().startswith(heading):
+            start = i
+            break
+    if start is None:
+        err(where, '%s has no heading "%s"' % (path, heading))
+        return None
+    tab = []
+    for line in lines[start + 1:]:
+        if line.startswith('#'):
+            break
+        if line.startswith('|'):
+            tab.append(line)
+        elif tab:
+            break
+    if len(tab) < 2:
+        err(where, '%s#%s has no table' % (path, heading))
+        return None
+    split = [[c.strip() for c in row.strip().strip('|').split('|')] for row in tab]
+    header, rows = split[0], [r for r in split[2:]]
+    if not rows:
+        err(where, '%s#%s: the table is empty in its source (no rows)' % (path, heading))
+        return None
+    return header, rows, provenance(path, text)
+
+
+def provenance(path, text):
+    head = text.split('\n## ')[0]
+    m = re.search(r'\b(?:git|commit|at) `?([0-9a-f]{7,40})\b', head)
+    commit = m.group(1)[:7] if m else None
+    if re.search(r'icount', head, re.I):
+        method = 'QEMU -icount, guest instructions'
+    elif re.search(r'\bTCG\b', head):
+        method = 'QEMU TCG time'
+    elif re.search(r'natively|host CPU', head):
+        method = 'native model on the host CPU'
+    else:
+        method = None
+    m = re.search(r'(?:Host|CPU): ([^;,\n]+)', head)
+    host = m.group(1).strip() if m else None
+    return {'path': path, 'commit': commit, 'method': method, 'host': host}
+
+
+def first_number(cell, nth=1):
+    m = NUMBER.findall(clean(cell))
+    return Decimal(m[nth - 1].replace(',', '')) if len(m) >= nth else None
+
+
+def parse_opts(text):
+    spec, *opts = [o.strip() for o in text.split(';')]
+    out = {}
+    for o in opts:
+        k, _, v = o.partition('=')
+        out[k.strip()] = v.strip()
+    return spec, out
+
+
+def fmt(d, places):
+    q = Decimal(1).scaleb(-places)
+    return str(d.quantize(q, rounding=ROUND_HALF_UP))
+
+
+def render(marker, where):
+    spec, opts = parse_opts(marker)
+    t = table(spec, where)
+    if t is None:
+        return None
+    header, rows, prov = t
+    if not prov['commit'] or not prov['method']:
+        err(where, '%s names no commit or no method in its header' % prov['path'])
+        return None
+    if 'round' in opts:
+        k = int(opts['round'])
+        rows = [[r[0]] + [fmt(first_number(c), k) if first_number(c) is not None else c
+                          for c in r[1:]] for r in rows]
+    if 'cols' in opts:
+        want = [header[0]] + opts['cols'].split('|')
+        idx = []
+        for c in want:
+            if c not in header:
+                err(where, '%s has no column "%s"' % (spec, c))
+                return None
+            idx.append(header.index(c))
+        header = [header[i] for i in idx]
+        rows = [[r[i] for i in idx] for r in rows]
+    if 'transpose' in opts:
+        grid = [header] + rows
+        grid = [list(x) for x in zip(*grid)]
+        header, rows = grid[0], grid[1:]
+    if 'rows' in opts:
+        by = {clean(r[0]): r for r in rows}
+        sel = []
+        for k in opts['rows'].split('|'):
+            if k not in by:
+                err(where, '%s has no row "%s"' % (spec, k))
+                return None
+            sel.append(by[k])
+        rows = sel
+    out = ['_%s, %s; git %s%s._' % (
+        '`' + prov['path'] + '`', prov['method'], prov['commit'],
+        '; host ' + prov['host'] if prov['host'] else ''), '']
+    out.append('| ' + ' | '.join(header) + ' |')
+    out.append('|' + '---|' * len(header))
+    for r in rows:
+        out.append('| ' + ' | '.join(r) + ' |')
+    return '\n'.join(out) + '\n'
+
+
+def lookup(marker, where):
+    spec, opts = parse_opts(marker)
+    t = table(spec, where)
+    if t is None:
+        return None
+    header, rows, _ = t
+    col = opts.get('col')
+    hdr = [clean(h) for h in header]
+    if col not in hdr:
+        err(where, '%s has no column "%s"' % (spec, col))
+        return None
+    ci = hdr.index(col)
+    if 'agg' in opts:
+        vals = [first_number(r[ci]) for r in rows if ci < len(r)]
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            err(where, '%s: column "%s" has no numbers' % (spec, col))
+            return None
+        return min(vals) if opts['agg'] == 'min' else max(vals)
+    key = opts.get('row', '')
+    if key.startswith('#'):
+        row = rows[int(key[1:]) - 1] if int(key[1:]) <= len(rows) else None
+    else:
+        row = next((r for r in rows if clean(r[0]) == key), None)
+    if row is None:
+        err(where, '%s has no row "%s"' % (spec, key))
+        return None
+    v = first_number(row[ci], int(opts.get('nth', 1)))
+    if v is None:
+        err(where, '%s row "%s" col "%s": "%s" is not a number' % (spec, key, col, row[ci]))
+    return v
+
+
+def process(path, write):
+    full = os.path.join(ROOT, path)
+    text = open(full).read()
+
+    def region(m):
+        where = '%s:%d' % (path, text[:m.start()].count('\n') + 1)
+        new = render(m.group(1), where)
+        if new is None:
+            return m.group(0)
+        if new != m.group(2):
+            if not write:
+                err(where, 'table differs from %s (run: make docs-figures)' % m.group(1).split(';')[0])
+        return '<!-- figures: %s -->\n%s<!-- /figures -->' % (m.group(1), new)
+
+    def inline(m):
+        where = '%s:%d' % (path, text[:m.start()].count('\n') + 1)
+        doc = m.group(2)
+        v = lookup(m.group(4), where)
+        if v is None:
+            return m.group(0)
+        places = len(doc.split('.')[1]) if '.' in doc else 0
+        want = fmt(v, places)
+        have = doc.replace(',', '').lstrip('+')
+        if Decimal(want) != Decimal(have):
+            if not write:
+                err(where, 'figure %s, source says %s (%s)' % (doc, want, m.group(4).split(';')[0]))
+            sign = '+' if doc.startswith('+') and v >= 0 else ''
+            grouped = '{:,}'.format(Decimal(want)) if ',' in doc else want
+            doc = sign + grouped
+        b = m.group(1) or ''
+        return '%s%s%s<!-- fig %s -->' % (b, doc, m.group(3) or '', m.group(4))
+
+    new = REGION.sub(region, text)
+    new = INLINE.sub(inline, new)
+    if write and new != text:
+        open(full, 'w').write(new)
+        print('docs-figures: rewrote %s' % path)
+    check_text(path, new)
+
+
+def check_commits(path, text):
+    """A paragraph (or table row) citing results files and a commit: one
+    of those files names the commit, or its figures are not from there."""
+    units, start, cur = [], 1, []
+    for n, line in enumerate(text.split('\n') + [''], 1):
+        if line.startswith('|') or not line.strip():
+            if cur:
+                units.append((start, ' '.join(cur)))
+            cur = []
+            if line.startswith('|'):
+                units.append((n, line))
+            continue
+        if not cur:
+            start = n
+        cur.append(line)
+    for n, unit in units:
+        unit = re.sub(r'<!--.*?-->', '', unit)
+        refs = sorted(r for r in set(RESULT_REF.findall(unit))
+                      if source_text('docs/results/' + r) is not None)
+        for c in sorted(set(COMMIT.findall(unit))) if refs else []:
+            if not any(c in source_text('docs/results/' + r) for r in refs):
+                err('%s:%d' % (path, n), 'cites %s and commit %s, which none of them names'
+                    % (', '.join(refs), c))
+
+
+def check_text(path, text):
+    check_commits(path, text)
+    lines = text.split('\n')
+    in_region = False
+    for n, line in enumerate(lines, 1):
+        where = '%s:%d' % (path, n)
+        if line.startswith('<!-- figures:'):
+            in_region = True
+        elif line.startswith('<!-- /figures'):
+            in_region = False
+        for p in PLOT.findall(line):
+            if not any(os.path.isfile(os.path.join(ROOT, d, p))
+                       for d in ('', 'docs/results', os.path.dirname(path))):
+                err(where, 'names plot %s, which does not exist' % p)
+        if (path in STRICT and not in_region and not line.startswith('|')
+                and '<!-- not measured -->' not in line):
+            bare = re.sub(r'<!-- fig .*?-->', '', INLINE.sub('', line))
+            for m in MEASURED.finditer(bare):
+                err(where, 'measured figure "%s" has no source (<!-- fig ... -->)' % m.group(0))
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ('write', 'check'):
+        sys.exit(__doc__)
+    write = sys.argv[1] == 'write'
+    for path in DOCS:
+        process(path, write)
+    for res in sorted(glob.glob(os.path.join(ROOT, 'docs/results/*.md'))):
+        rel = os.path.relpath(res, ROOT)
+        for n, line in enumerate(open(res), 1):
+            for p in PLOT.findall(line):
+                if not os.path.isfile(os.path.join(os.path.dirname(res), os.path.basename(p))):
+                    err('%s:%d' % (rel, n), 'names plot %s, which does not exist' % p)
+    for e in errors:
+        print('docs-figures: ' + e)
+    if errors:
+        print('docs-figures: %d finding(s)' % len(errors))
+        sys.exit(1)
+    print('docs-figures: %s' % ('written' if write else 'check: every figure matches its source'))
+
+
+main()
