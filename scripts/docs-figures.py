@@ -6,8 +6,11 @@
   docs-figures.py check   exit 1 on anything that does not match its source
 
 A source is a table of a results file: SRC#HEADING, the first Markdown
-table under the heading whose text starts with HEADING (src relative to
-the repository). The report scripts write those files; nothing here
+table under the heading whose text starts with HEADING (SRC relative to
+the repository, or REV:SRC, the file as committed at REV, for a figure
+kept from an earlier run). An inline figure may also come from a raw
+file: SRC; line=TEXT; field=NAME, the NAME=VALUE of its first line that
+holds TEXT. The report scripts write those files; nothing here
 measures anything.
 
 A table, in README.md, docs/*.md or series/cover-letter.txt:
@@ -18,7 +21,8 @@ A table, in README.md, docs/*.md or series/cover-letter.txt:
 
   options: cols=A|B (these columns, in this order; the first column is
   always kept), rows=A|B (these rows, by first cell), transpose, round=K
-  (numeric cells to K decimals, their [min, max] dropped).
+  (numeric cells to K decimals, their [min, max] and (...) dropped), header=A|B
+  (the generated table's header, after the other options).
 
 An inline figure is a number followed by its source:
 
@@ -26,7 +30,10 @@ An inline figure is a number followed by its source:
 
   row=KEY: the row whose first cell is KEY (row=#1: the first row);
   col=NAME: the column headed NAME; agg=min|max: over the whole column
-  instead of one row; nth=K: the cell's K-th number (default the first).
+  instead of one row; nth=K: the cell's K-th number (default the first);
+  minus=NAME: less the same row's NAME; div=NAME: over it; pct=NAME: the rate as a share of
+  NAME's, 100 * NAME / (NAME + col) ("% of empty", col a delta over it);
+  neg: the figure with its sign turned ("9 below").
   The figure matches when the source's number,
   rounded to as many decimals as the doc gives, is the doc's number.
 
@@ -40,6 +47,7 @@ constants such as a load factor).
 import glob
 import os
 import re
+import subprocess
 import sys
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -51,11 +59,11 @@ STRICT = ['README.md', 'series/cover-letter.txt']
 
 REGION = re.compile(r'^<!-- figures: (.+?) -->\n(.*?)^<!-- /figures -->$',
                     re.M | re.S)
-INLINE = re.compile(r"(?<![`\w.])" r'(\*\*)?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?)(\*\*)?'
+INLINE = re.compile(r"(?<![`\w.])" r'(\*\*)?((?:(?<![^\s(*])[-+])?[0-9][0-9,]*(?:\.[0-9]+)?)(\*\*)?'
                     r'<!-- fig (.+?) -->', re.S)
 NUMBER = re.compile(r'[-+]?[0-9][0-9,]*(?:\.[0-9]+)?')
 COMMIT = re.compile(r'(?<![0-9a-zA-Z/.])([0-9a-f]{7,12})(?![0-9a-zA-Z])')
-RESULT_REF = re.compile(r'(?:docs/results/)?\b([a-z0-9-]+\.(?:md|txt))\b')
+RESULT_REF = re.compile(r'(?:\b([0-9a-f]{7,40}):)?(?:docs/results/)?\b([a-z0-9-]+\.(?:md|txt))\b')
 PLOT = re.compile(r'([A-Za-z0-9_./-]+\.png)\b')
 # A measured figure: a number and a unit (prose, not a table row).
 MEASURED = re.compile(r'(?<![\w.@])[0-9][0-9,.]*\s?'
@@ -76,9 +84,15 @@ _files = {}
 
 
 def source_text(path):
+    """A file of the tree, or REV:PATH, the file as committed at REV."""
     if path not in _files:
         full = os.path.join(ROOT, path)
-        _files[path] = open(full).read() if os.path.isfile(full) else None
+        if ':' in path:
+            r = subprocess.run(['git', '-C', ROOT, 'show', path],
+                               capture_output=True, text=True)
+            _files[path] = r.stdout if r.returncode == 0 else None
+        else:
+            _files[path] = open(full).read() if os.path.isfile(full) else None
     return _files[path]
 
 
@@ -164,8 +178,11 @@ def render(marker, where):
         return None
     if 'round' in opts:
         k = int(opts['round'])
-        rows = [[r[0]] + [fmt(first_number(c), k) if first_number(c) is not None else c
-                          for c in r[1:]] for r in rows]
+
+        def rnd(c):
+            c = re.sub(r'\s*(\[[^]]*\]|\([^)]*\))', '', c)
+            return NUMBER.sub(lambda m: fmt(Decimal(m.group(0).replace(',', '')), k), c, 1)
+        rows = [[r[0]] + [rnd(c) for c in r[1:]] for r in rows]
     if 'cols' in opts:
         want = [header[0]] + opts['cols'].split('|')
         idx = []
@@ -189,6 +206,8 @@ def render(marker, where):
                 return None
             sel.append(by[k])
         rows = sel
+    if 'header' in opts:
+        header = opts['header'].split('|')
     out = ['_%s, %s; git %s%s._' % (
         '`' + prov['path'] + '`', prov['method'], prov['commit'],
         '; host ' + prov['host'] if prov['host'] else ''), '']
@@ -201,6 +220,18 @@ def render(marker, where):
 
 def lookup(marker, where):
     spec, opts = parse_opts(marker)
+    if '#' not in spec:
+        # A raw file: the first line holding line=TEXT, its field=NAME.
+        text = source_text(spec)
+        if text is None:
+            err(where, 'source %s does not exist' % spec)
+            return None
+        line = next((x for x in text.split('\n') if opts.get('line', '\0') in x), None)
+        m = re.search(r'\b%s=([-0-9.]+)' % re.escape(opts.get('field', '')), line or '')
+        if not m:
+            err(where, '%s: no line with "%s" and %s=' % (spec, opts.get('line'), opts.get('field')))
+            return None
+        return Decimal(m.group(1))
     t = table(spec, where)
     if t is None:
         return None
@@ -229,7 +260,19 @@ def lookup(marker, where):
     v = first_number(row[ci], int(opts.get('nth', 1)))
     if v is None:
         err(where, '%s row "%s" col "%s": "%s" is not a number' % (spec, key, col, row[ci]))
-    return v
+        return None
+    for op in ('minus', 'div', 'pct'):
+        if op not in opts:
+            continue
+        if opts[op] not in hdr:
+            err(where, '%s has no column "%s"' % (spec, opts[op]))
+            return None
+        w = first_number(row[hdr.index(opts[op])])
+        if w is None:
+            err(where, '%s row "%s" col "%s" is not a number' % (spec, key, opts[op]))
+            return None
+        v = v - w if op == 'minus' else v / w if op == 'div' else 100 * w / (w + v)
+    return -v if 'neg' in opts else v
 
 
 def process(path, write):
@@ -289,12 +332,14 @@ def check_commits(path, text):
         cur.append(line)
     for n, unit in units:
         unit = re.sub(r'<!--.*?-->', '', unit)
-        refs = sorted(r for r in set(RESULT_REF.findall(unit))
-                      if source_text('docs/results/' + r) is not None)
-        for c in sorted(set(COMMIT.findall(unit))) if refs else []:
-            if not any(c in source_text('docs/results/' + r) for r in refs):
+        refs = sorted(set(('%s:docs/results/%s' % (rev, f)) if rev else 'docs/results/' + f
+                          for rev, f in RESULT_REF.findall(unit)))
+        refs = [r for r in refs if source_text(r) is not None]
+        revs = set(rev for rev, _ in RESULT_REF.findall(unit) if rev)
+        for c in sorted(set(COMMIT.findall(unit)) - revs) if refs else []:
+            if not any(c in source_text(r) for r in refs):
                 err('%s:%d' % (path, n), 'cites %s and commit %s, which none of them names'
-                    % (', '.join(refs), c))
+                    % (', '.join(r.replace('docs/results/', '') for r in refs), c))
 
 
 def check_text(path, text):
