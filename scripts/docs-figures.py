@@ -33,7 +33,8 @@ An inline figure is a number followed by its source:
   instead of one row; nth=K: the cell's K-th number (default the first);
   minus=NAME: less the same row's NAME; div=NAME: over it; pct=NAME: the rate as a share of
   NAME's, 100 * NAME / (NAME + col) ("% of empty", col a delta over it);
-  neg: the figure with its sign turned ("9 below").
+  neg: the figure with its sign turned ("9 below"); spread: of a cell
+  "median [min, max]", 100 * (max - min) / median, in percent.
   The figure matches when the source's number,
   rounded to as many decimals as the doc gives, is the doc's number.
 
@@ -242,8 +243,14 @@ def lookup(marker, where):
         err(where, '%s has no column "%s"' % (spec, col))
         return None
     ci = hdr.index(col)
+    def cell(c):
+        if 'spread' not in opts:
+            return first_number(c, int(opts.get('nth', 1)))
+        m, lo, hi = (first_number(c, k) for k in (1, 2, 3))
+        return None if hi is None or not m else 100 * (hi - lo) / m
+
     if 'agg' in opts:
-        vals = [first_number(r[ci]) for r in rows if ci < len(r)]
+        vals = [cell(r[ci]) for r in rows if ci < len(r)]
         vals = [v for v in vals if v is not None]
         if not vals:
             err(where, '%s: column "%s" has no numbers' % (spec, col))
@@ -257,7 +264,7 @@ def lookup(marker, where):
     if row is None:
         err(where, '%s has no row "%s"' % (spec, key))
         return None
-    v = first_number(row[ci], int(opts.get('nth', 1)))
+    v = cell(row[ci])
     if v is None:
         err(where, '%s row "%s" col "%s": "%s" is not a number' % (spec, key, col, row[ci]))
         return None
