@@ -10,8 +10,8 @@ table under the heading whose text starts with HEADING (SRC relative to
 the repository, or REV:SRC, the file as committed at REV, for a figure
 kept from an earlier run). An inline figure may also come from a raw
 file: SRC; line=TEXT; field=NAME, the NAME=VALUE of its first line that
-holds TEXT. The report scripts write those files; nothing here
-measures anything.
+holds TEXT. The report scripts write those files; nothing here measures
+anything.
 
 A table, in README.md, docs/*.md or series/cover-letter.txt:
 
@@ -19,10 +19,10 @@ A table, in README.md, docs/*.md or series/cover-letter.txt:
   (generated: a provenance line, then the table)
   <!-- /figures -->
 
-  options: cols=A|B (these columns, in this order; the first column is
-  always kept), rows=A|B (these rows, by first cell), transpose, round=K
-  (numeric cells to K decimals, their [min, max] and (...) dropped), header=A|B
-  (the generated table's header, after the other options).
+  cols=A|B: these columns, in this order (the first is always kept);
+  rows=A|B: these rows, by first cell; transpose; round=K: numeric cells
+  to K decimals, their [min, max] and (...) dropped; header=A|B: the
+  generated table's header, after the other options.
 
 An inline figure is a number followed by its source:
 
@@ -31,19 +31,19 @@ An inline figure is a number followed by its source:
   row=KEY: the row whose first cell is KEY (row=#1: the first row);
   col=NAME: the column headed NAME; agg=min|max: over the whole column
   instead of one row; nth=K: the cell's K-th number (default the first);
-  minus=NAME: less the same row's NAME; div=NAME: over it; pct=NAME: the rate as a share of
-  NAME's, 100 * NAME / (NAME + col) ("% of empty", col a delta over it);
-  neg: the figure with its sign turned ("9 below"); spread: of a cell
-  "median [min, max]", 100 * (max - min) / median, in percent.
-  The figure matches when the source's number,
-  rounded to as many decimals as the doc gives, is the doc's number.
+  minus=NAME: less the same row's NAME; div=NAME: over it; pct=NAME: the
+  rate as a share of NAME's, 100 * NAME / (NAME + col) ("% of empty", col
+  a delta over it); neg: the sign turned ("9 below"); spread: of a cell
+  "median [min, max]", 100 * (max - min) / median, in percent. The figure
+  matches when the source's number, rounded to as many decimals as the
+  doc gives, is the doc's number.
 
-check also fails on: a table whose source is empty, a results file or doc
-naming a plot that does not exist, a line that cites a results file and
-a commit the results file does not name, and in the files of STRICT a
-measured figure (a number with a unit) outside a marked table that has
-no source (a line that ends in <!-- not measured --> holds none: design
-constants such as a load factor).
+check also fails on: a table whose source is empty; a results file or
+doc naming a plot that does not exist; a paragraph or table row that
+cites results files and a commit none of them names; and, in the files
+of STRICT, a measured figure (a number with a unit) outside a generated
+table without a source (a line ending in <!-- not measured --> holds
+none: design constants such as a load factor).
 """
 import glob
 import os
@@ -60,8 +60,9 @@ STRICT = ['README.md', 'series/cover-letter.txt']
 
 REGION = re.compile(r'^<!-- figures: (.+?) -->\n(.*?)^<!-- /figures -->$',
                     re.M | re.S)
-INLINE = re.compile(r"(?<![`\w.])" r'(\*\*)?((?:(?<![^\s(*])[-+])?[0-9][0-9,]*(?:\.[0-9]+)?)(\*\*)?'
-                    r'<!-- fig (.+?) -->', re.S)
+# A sign only after a space, '(' or '**': "6.2<!-- .. -->-7.6" is a range.
+INLINE = re.compile(r'(?<![`\w.])(\*\*)?((?:(?<![^\s(*])[-+])?[0-9][0-9,]*(?:\.[0-9]+)?)'
+                    r'(\*\*)?<!-- fig (.+?) -->', re.S)
 NUMBER = re.compile(r'[-+]?[0-9][0-9,]*(?:\.[0-9]+)?')
 COMMIT = re.compile(r'(?<![0-9a-zA-Z/.])([0-9a-f]{7,12})(?![0-9a-zA-Z])')
 RESULT_REF = re.compile(r'(?:\b([0-9a-f]{7,40}):)?(?:docs/results/)?\b([a-z0-9-]+\.(?:md|txt))\b')
@@ -230,7 +231,8 @@ def lookup(marker, where):
         line = next((x for x in text.split('\n') if opts.get('line', '\0') in x), None)
         m = re.search(r'\b%s=([-0-9.]+)' % re.escape(opts.get('field', '')), line or '')
         if not m:
-            err(where, '%s: no line with "%s" and %s=' % (spec, opts.get('line'), opts.get('field')))
+            err(where, '%s: no line with "%s" and %s=' %
+                (spec, opts.get('line'), opts.get('field')))
             return None
         return Decimal(m.group(1))
     t = table(spec, where)
@@ -293,7 +295,8 @@ def process(path, write):
             return m.group(0)
         if new != m.group(2):
             if not write:
-                err(where, 'table differs from %s (run: make docs-figures)' % m.group(1).split(';')[0])
+                err(where, 'table differs from %s (run: make docs-figures)' %
+                    m.group(1).split(';')[0])
         return '<!-- figures: %s -->\n%s<!-- /figures -->' % (m.group(1), new)
 
     def inline(m):
@@ -363,8 +366,7 @@ def check_text(path, text):
             if not any(os.path.isfile(os.path.join(ROOT, d, p))
                        for d in ('', 'docs/results', os.path.dirname(path))):
                 err(where, 'names plot %s, which does not exist' % p)
-        if (path in STRICT and not in_region and not line.startswith('|')
-                and '<!-- not measured -->' not in line):
+        if path in STRICT and not in_region and '<!-- not measured -->' not in line:
             bare = re.sub(r'<!-- fig .*?-->', '', INLINE.sub('', line))
             for m in MEASURED.finditer(bare):
                 err(where, 'measured figure "%s" has no source (<!-- fig ... -->)' % m.group(0))
