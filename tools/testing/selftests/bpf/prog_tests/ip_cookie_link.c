@@ -311,8 +311,9 @@ static int func_btf_ids(int first, int cnt, __u32 *ids)
 
 /* tracing_multi links: fentry.multi link A on functions 1..6 and B on
  * 3..8 (two programs: one is linked to a trampoline once); then an
- * fexit.multi and an fsession.multi link on 1..4, whose programs run at exit (and entry).  Each hit finds the value
- * of its own link: every node of a link stores the link's ID.
+ * fexit.multi and an fsession.multi link on 1..4, whose programs run at
+ * exit (and entry).  Each hit finds the value of its own link: every
+ * node of a link stores the link's ID.
  */
 static void test_tracing_multi(void)
 {
