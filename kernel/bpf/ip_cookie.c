@@ -388,7 +388,7 @@ static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic)
 {
 	lockdep_assert_held(&ic->lock);
 	if (!ic->dfl_busy && ic->dfl && (ic->dfl->cnt || ic->dfl->next))
-		queue_work(system_unbound_wq, &ic->reclaim);
+		queue_work(system_dfl_wq, &ic->reclaim);
 }
 
 static void ip_cookie_destroy(struct bpf_ip_cookie *ic)
@@ -397,7 +397,7 @@ static void ip_cookie_destroy(struct bpf_ip_cookie *ic)
 	bpf_map_area_free(ic);
 }
 
-/* Runs from system_unbound_wq once no program can hold anything of the
+/* Runs from system_dfl_wq once no program can hold anything of the
  * list: frees it (its own chunk too), then lets ic->reclaim take the next
  * one, or frees the map if map_free is done.  ic->refs, not ic->lock,
  * decides who frees the map: mutex_unlock() may still touch the mutex
@@ -428,10 +428,10 @@ static void ip_cookie_dfl_rcu(struct rcu_head *rcu)
 						 rcu);
 
 	INIT_WORK(&dfl->free_work, ip_cookie_dfl_free_work);
-	queue_work(system_unbound_wq, &dfl->free_work);
+	queue_work(system_dfl_wq, &dfl->free_work);
 }
 
-/* Runs from system_unbound_wq, in sleepable context, without locks. */
+/* Runs from system_dfl_wq, in sleepable context, without locks. */
 static void ip_cookie_reclaim(struct work_struct *work)
 {
 	struct bpf_ip_cookie *ic = container_of(work, struct bpf_ip_cookie,
