@@ -39,12 +39,12 @@ Targets (each builds what it needs; build/ holds everything generated):
                      docs/results/ (QUICK=1: shorter; ONLY="icount time native")
   make bench-gen-lookup  inlined lookup vs direct call: a second base kernel from
                      patches/variants/no-gen-lookup.patch; docs/results/gen-lookup.md
-  make bench-funcip  what patch "funcip" (bpf_get_func_ip() of kprobe.multi inlined)
-                     buys: kernels with and without it (PATCHES=-funcip) in turn
-                     (VM_ACCEL=icount: instructions); docs/results/funcip.md
+  make bench-funcip  what inlining bpf_get_func_ip() of kprobe.multi buys: the
+                     series' kernel and one with patches/variants/funcip.patch
+                     in turn (VM_ACCEL=icount: instructions); docs/results/funcip.md
   make bench-kfunc-cost  -icount cost of bpf_get_attach_link_id() to programs that
                      do not call it: kernels with and without the kfunc patch
-                     (PATCHES="-kfunc -uoffset -funcip"); docs/results/kfunc-cost.md
+                     (PATCHES="-kfunc -uoffset"); docs/results/kfunc-cost.md
   make bench-native  the lookup data structures timed natively on the host CPU from
                      the kernel's code: a model, not the kernel path
                      (NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576); docs/results/native.md

@@ -8,10 +8,12 @@
 # (build/variant-no-gen-lookup, EXTRA_PATCHES of prepare-tree.sh), then
 # boots the two kernels in turn, running the same subset of the benchmarks
 # in each (the plan gen_lookup of scripts/bench.sh), and writes docs/results/gen-lookup.md.
-# make bench-funcip (WITHOUT=funcip): the same for the series' patch
-# "funcip" (bpf_get_func_ip() of kprobe.multi inlined): the variant is
-# the series without it (PATCHES=-funcip, build/variant-no-funcip), the
-# plan funcip, and the result docs/results/funcip.md.
+# make bench-funcip (WITHOUT=funcip): the same for the inlined
+# bpf_get_func_ip() of kprobe.multi, patches/variants/funcip.patch (patch
+# 8 of the series until this measurement took it out): here the variant
+# is the one with the inline (build/variant-funcip) and the series' base
+# kernel the one without; the plan funcip, the result
+# docs/results/funcip.md.
 #   BOOTS=n        boots of each kernel, alternating (default 2)
 #   ROUNDS=n       rounds per boot (default 2)
 #   NO_BUILD=1     use the bench and the two vmlinux already built
@@ -26,13 +28,14 @@ BOOTS=${BOOTS:-2}
 ROUNDS=${ROUNDS:-2}
 GUEST=$ROOT/scripts/bench-guest.sh
 WITHOUT=${WITHOUT:-gen-lookup}
+# The variant kernel lacks the feature (gen-lookup) or has it (funcip).
 case $WITHOUT in
-gen-lookup) VENV=(EXTRA_PATCHES="$ROOT/patches/variants/no-gen-lookup.patch") ;;
-funcip)	VENV=(PATCHES=-funcip) ;;
+gen-lookup) VPATCH=no-gen-lookup VARIANT_HAS=0 ;;
+funcip)	VPATCH=funcip VARIANT_HAS=1 ;;
 *)	echo "bench-gen-lookup: WITHOUT=$WITHOUT: gen-lookup or funcip" >&2; exit 2 ;;
 esac
 SET=${WITHOUT//-/_}
-VARIANT=$BUILD/variant-no-$WITHOUT
+VARIANT=$BUILD/variant-$VPATCH
 IMG_GEN=$BUILD/vm/vmlinux-$WITHOUT
 IMG_CALL=$BUILD/vm/vmlinux-no-$WITHOUT
 
@@ -40,9 +43,15 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	mkdir -p "$BUILD/vm"
-	cp "$BUILD/kbuild-base/vmlinux" "$IMG_GEN"
-	env "${VENV[@]}" "$ROOT/scripts/build-variant.sh" "$VARIANT" base
-	cp "$VARIANT/kbuild-base/vmlinux" "$IMG_CALL"
+	EXTRA_PATCHES="$ROOT/patches/variants/$VPATCH.patch" \
+		"$ROOT/scripts/build-variant.sh" "$VARIANT" base
+	if [ $VARIANT_HAS = 1 ]; then
+		cp "$VARIANT/kbuild-base/vmlinux" "$IMG_GEN"
+		cp "$BUILD/kbuild-base/vmlinux" "$IMG_CALL"
+	else
+		cp "$BUILD/kbuild-base/vmlinux" "$IMG_GEN"
+		cp "$VARIANT/kbuild-base/vmlinux" "$IMG_CALL"
+	fi
 fi
 for f in "$IMG_GEN" "$IMG_CALL"; do
 	[ -f "$f" ] || { echo "bench-gen-lookup: no $f (run without NO_BUILD)" >&2; exit 1; }

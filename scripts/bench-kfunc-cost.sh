@@ -6,10 +6,9 @@
 # patch boot in turn under QEMU -icount; each runs the empty fentry and the
 # empty kprobe.multi program of the IP_COOKIE benchmarks, which never call
 # the kfunc, and reports guest instructions per trigger. The kernel without
-# it (build/no-kfunc) is the series with PATCHES="-kfunc -uoffset -funcip":
+# it (build/no-kfunc) is the series with PATCHES="-kfunc -uoffset":
 # "uoffset" builds on "kfunc" (its kfunc sits next to it and uses its
-# declarations) and "funcip" has a line of "kfunc" in its context; neither
-# touches the run path of the two empty programs.
+# declarations) and does not touch the run path of the two empty programs.
 # Writes docs/results/raw-kfunc-cost.txt and docs/results/kfunc-cost.md.
 #   ROUNDS=n     runs of each benchmark per boot (default 3)
 #   NO_BUILD=1   use the kernels and bench already built
@@ -21,7 +20,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RESULTS=${RESULTS:-$ROOT/docs/results}
 ROUNDS=${ROUNDS:-3}
 NO5=$BUILD/no-kfunc
-without="-kfunc -uoffset -funcip"
+without="-kfunc -uoffset"
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
@@ -60,8 +59,8 @@ md = ['# What bpf_get_attach_link_id() costs programs that do not call it\n',
       'From `make bench-kfunc-cost` (scripts/bench-kfunc-cost.sh) at %s; raw: '
       '`raw-kfunc-cost.txt`. QEMU -icount: guest instructions per trigger, '
       'the same on any host. "with": the base kernel with the whole series; '
-      '"without": the same kernel without patch 5 (and patches 7 and 8, '
-      'which need it; PATCHES="-kfunc -uoffset -funcip"). Neither program calls '
+      '"without": the same kernel without patch 5 (and patch 7, which '
+      'needs it; PATCHES="-kfunc -uoffset"). Neither program calls '
       'the kfunc.\n' % rev,
       '| program | with patch 5 | without | difference |', '|---|---|---|---|']
 ok = True

@@ -63,8 +63,8 @@ run_flags() {	# run_flags SET
 #               fentry hot paths, lookups), for kernels with and without
 #               ip_cookie_map_gen_lookup()
 #   SET=funcip  bpf_get_func_ip() of kprobe.multi (and fentry's, inlined
-#               upstream, as control), for kernels with and without the
-#               series' patch "funcip"
+#               upstream, as control), for kernels with and without
+#               patches/variants/funcip.patch
 plan() {	# plan SET ROUNDS [ONESHOT]
 	local set=$1 nr=$2 oneshot=${3:-1} run kmulti_n lookup_n
 	local mem_n pop_n attach_n os_rounds r n v

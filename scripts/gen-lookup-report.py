@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Markdown table of make bench-gen-lookup: the same benchmarks on the base
 kernel with the inlined IP_COOKIE lookup and without it (direct call);
-with WITHOUT=funcip (make bench-funcip), with the series' inlined
-bpf_get_func_ip() of kprobe.multi and without it.
+with WITHOUT=funcip (make bench-funcip), with the inlined
+bpf_get_func_ip() of kprobe.multi (patches/variants/funcip.patch) and
+without it (the series).
 
 usage: gen-lookup-report.py RAW ACCEL GIT KERNEL [gen-lookup|funcip] > OUT.md
 """
@@ -54,9 +55,9 @@ if mode == 'funcip':
     head = ['# bpf_get_func_ip() of kprobe.multi: inlined (patch "funcip") '
             'against the helper call\n',
             'Produced by `make bench-funcip` (scripts/bench-gen-lookup.sh, '
-            'WITHOUT=funcip): the base kernel with the whole series and the '
-            'same series without its patch "funcip" (`PATCHES=-funcip`), '
-            'booted in turn, %d boots each, running the same benchmarks '
+            'WITHOUT=funcip): the base kernel with the series and the same '
+            'with `patches/variants/funcip.patch` (the inline), booted in '
+            'turn, %d boots each, running the same benchmarks '
             '(`SET=funcip`). Raw: `raw-funcip.txt`.\n' % min(boots.values())]
     cols = ('with funcip ns', 'without ns', 'without / with')
 else:

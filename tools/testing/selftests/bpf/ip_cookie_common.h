@@ -54,7 +54,6 @@ extern char CONFIG_FAIL_PAGE_ALLOC __kconfig __weak;
 extern char CONFIG_X86_KERNEL_IBT __kconfig __weak;
 extern char CONFIG_FPROBE __kconfig __weak;
 extern char CONFIG_SOFTLOCKUP_DETECTOR __kconfig __weak;
-extern char CONFIG_SMP __kconfig __weak;
 #endif
 
 #ifndef __bpf__

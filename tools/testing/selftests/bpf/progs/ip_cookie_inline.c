@@ -4,7 +4,7 @@
  * 16-byte keys and bpf_ip_cookie_lookup(), from a syscall program (loaded
  * with and without the right to bypass Spectre v1 mitigations), and
  * bpf_ip_cookie_lookup() of bpf_get_func_ip() from fentry, kprobe.multi
- * and kprobe.session programs (whose bpf_get_func_ip() is inlined too).
+ * and kprobe.session programs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
