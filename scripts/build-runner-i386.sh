@@ -79,6 +79,20 @@ else
 fi
 sed -n -E 's/^DEFINE_TEST\((.*)\)$/\1/p' "$MINI/prog_tests/tests.h" > "$MINI/.test-names"
 
+# 7.3's test_progs.c holds the certificate of the keys it loads for
+# signed light skeletons: made as the selftests' Makefile makes it.
+if [ ! -f "$MINI/verification_cert.h" ]; then
+	"$SELF/verify_sig_setup.sh" genkey "$MINI/obj" > /dev/null
+	der=$MINI/obj/signing_key.der
+	{
+		echo "unsigned char test_progs_verification_cert[] = {"
+		od -v -t xC -w12 "$der" | sed 's/ \(\S\+\)/ 0x\1,/g;s/^\S\+/ /;$d'
+		echo "};"
+		echo "unsigned int test_progs_verification_cert_len = $(wc -c < "$der");"
+	} > "$MINI/verification_cert.h.new"
+	mv "$MINI/verification_cert.h.new" "$MINI/verification_cert.h"
+fi
+
 CFLAGS=(-g -O2 -Wall -I"$SELF" -I"$MINI" -I"$MINI/libbpf/include"
 	-I"$LINUX/tools/include" -I"$LINUX/tools/include/uapi" -I"$LINUX/tools/lib")
 objs=()
