@@ -133,8 +133,7 @@ static void test_btf_keys(void)
 		/* Special fields: this map has none of them. */
 		{ "spin_lock", 8, 8, &t.u64, &t.spin_val, 0, -EOPNOTSUPP },
 	};
-	struct bpf_ip_cookie_key key16 = { .ip = 0xffffffff81000010ULL,
-					   .link_id = 3 };
+	struct bpf_ip_cookie_key key16 = { .ip = fake_ip(1), .link_id = 3 };
 	char path[64], line[256];
 	int btf_fd, i, fd, hfd;
 	__u64 key, val;
@@ -168,7 +167,7 @@ static void test_btf_keys(void)
 		/* Every map with BTF that is accepted prints in bpffs. */
 		snprintf(path, sizeof(path), PIN_DIR "_%d", i);
 		unlink(path);
-		key = 0xffffffff81000010ULL;
+		key = fake_ip(1);
 		val = 42;
 		if (ASSERT_OK(bpf_obj_pin(fd, path), "pin")) {
 			if (cases[i].key_size == 8)
@@ -204,7 +203,7 @@ static void test_batch_flags(void)
 	if (!ASSERT_OK_FD(fd, "create"))
 		return;
 	for (i = 0; i < 4; i++) {
-		keys[i] = 0xffffffff81000000ULL + 16 * (i + 1);
+		keys[i] = fake_ip(i + 1);
 		vals[i] = i;
 	}
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
@@ -244,7 +243,7 @@ static void test_next_key_missing(void)
 	if (!ASSERT_OK_FD(fd, "create") || !ASSERT_OK_FD(fd16, "create16"))
 		goto out;
 	for (i = 0; i < 64; i++) {
-		keys[i] = 0xffffffff81000000ULL + 16 * (i + 1);
+		keys[i] = fake_ip(i + 1);
 		k16.ip = keys[i];
 		k16.link_id = 9;
 		k16.reserved = 0;
@@ -256,9 +255,11 @@ static void test_next_key_missing(void)
 	    !ASSERT_OK(bpf_map_get_next_key(fd16, NULL, &first16), "first16"))
 		goto out;
 
-	/* Dummy keys that no map holds: 0, an absent address, ~0. */
+	/* Dummy keys that no map holds: 0, an absent address, the largest
+	 * key the kernel takes (~0 of its word size).
+	 */
 	for (i = 0; i < 3; i++) {
-		dummy = i == 0 ? 0 : i == 1 ? 0xffffffff82000000ULL : ~0ULL;
+		dummy = i == 0 ? 0 : i == 1 ? fake_ip(0x100000) : (unsigned long)~0UL;
 		ASSERT_OK(bpf_map_get_next_key(fd, &dummy, &next), "dummy");
 		ASSERT_EQ(next, first, "dummy_first");
 		dummy16.ip = dummy;
@@ -315,7 +316,7 @@ static void test_batch_align(void)
 		if (!ASSERT_OK_FD(fd, "create"))
 			return;
 		for (i = 0; i < n; i++) {
-			keys[i] = 0xffffffff81000000ULL + 16 * (i + 1);
+			keys[i] = fake_ip(i + 1);
 			memset(vals + i * vs, (i * 7 + vs) & 0xff, vs);
 		}
 		cnt = n;
