@@ -36,6 +36,14 @@ export CCACHE_DIR=${CCACHE_DIR:-$OUT/ccache}
 	libfl-dev libgmock-dev libgtest-dev systemtap-sdt-dev xxd \
 	linux-libc-dev dpkg-dev git
 
+# contrib/bpftrace reads a kprobe_multi link's info (struct bpf_link_info's
+# kprobe_multi, UAPI 6.6 and later): Debian 12's linux-libc-dev is 6.1,
+# bookworm-backports' is newer.
+if ! printf '#include <linux/bpf.h>\nint x = sizeof(((struct bpf_link_info *)0)->kprobe_multi);\n' |
+	gcc -fsyntax-only -x c - 2>/dev/null; then
+	"$ROOT/scripts/install-deps.sh" linux-libc-dev/bookworm-backports
+fi
+
 mkdir -p "$OUT"
 exec 9> "$OUT/.lock"
 flock -n 9 || { echo "build-bpftrace: waiting for another build"; flock 9; }
@@ -80,12 +88,15 @@ if [ "$(cat "$OUT/.patches" 2>/dev/null)" != "$want" ]; then
 	echo "build-bpftrace: $(git -C "$SRC" rev-list --count "v$VERSION..HEAD") patches on v$VERSION"
 fi
 
-# 3. Configure as Debian does (system libbpf and bcc), with the unit
-# tests, and build.
+# 3. Configure as Debian does (system libbpf and bcc, LLVM 14), with the
+# unit tests, and build. LLVM and Clang are named: the selftests' clang-22
+# installs a ClangConfig that cmake would otherwise pair with LLVM 14.
 if [ ! -f "$OUT/build/Makefile" ]; then
 	mkdir -p "$OUT/build"
 	(cd "$OUT/build" && cmake "$SRC" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DBUILD_TESTING=ON -DUSE_SYSTEM_BPF_BCC=1 \
+		-DLLVM_DIR=/usr/lib/llvm-14/lib/cmake/llvm \
+		-DClang_DIR=/usr/lib/llvm-14/lib/cmake/clang \
 		-DCMAKE_C_COMPILER_LAUNCHER=ccache \
 		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) > "$OUT/cmake.log"
 fi
