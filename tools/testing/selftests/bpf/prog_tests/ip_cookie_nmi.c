@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Lookups in NMI context while the map is resized.  Without a PMU (QEMU)
  * no perf event fires in NMI context, but a backtrace of all CPUs does:
- * writing 'l' to /proc/sysrq-trigger runs nmi_cpu_backtrace() directly on
- * the writing CPU and, from the NMI handler, on every other one.  A
- * kprobe.multi and an fentry program there look up their function's
- * value while a thread on the other CPU grows and shrinks the map with
- * batch updates and deletes, so that NMIs land in the middle of rebuilds:
- * every lookup must find the value, and each program must have run in NMI
- * context.
+ * writing 'l' to /proc/sysrq-trigger sends an NMI to every other CPU,
+ * whose handler, nmi_cpu_backtrace(), asks cpu_in_idle() whether the CPU
+ * was idle.  A kprobe.multi and an fentry program on cpu_in_idle() look
+ * up their function's value while a thread on the other CPU grows and
+ * shrinks the map with batch updates and deletes, so that NMIs land in
+ * the middle of rebuilds: every lookup must find the value, and each
+ * program must have run in NMI context.
  *
  * The backtraces print call traces: the test writes a line before and
  * after them to /dev/kmsg ("ip_cookie_nmi: sysrq-l begin" and "... end"),
@@ -96,7 +96,7 @@ void serial_test_ip_cookie_nmi(void)
 	skel = ip_cookie_nmi__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "skel_load"))
 		return;
-	ip = ksym("nmi_cpu_backtrace");
+	ip = ksym("cpu_in_idle");
 	/* The resizer's keys must not hit the function's own. */
 	if (!ASSERT_TRUE(ip < fake_ip(100) || ip > fake_ip(3100), "keys_apart"))
 		goto out;
@@ -129,7 +129,6 @@ void serial_test_ip_cookie_nmi(void)
 		       kinds[i], (unsigned long long)skel->bss->nmi_hits[i],
 		       (unsigned long long)skel->bss->other_hits[i]);
 		ASSERT_GT(skel->bss->nmi_hits[i], 0, kinds[i]);
-		ASSERT_GT(skel->bss->other_hits[i], 0, kinds[i]);
 		ASSERT_EQ(skel->bss->misses[i], 0, "misses");
 		ASSERT_EQ(skel->bss->wrong[i], 0, "wrong");
 	}

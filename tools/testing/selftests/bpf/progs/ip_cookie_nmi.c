@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Lookups in NMI context: a kprobe.multi and an fentry program on
- * nmi_cpu_backtrace(), which a backtrace of all CPUs (sysrq 'l') runs in
- * NMI context on every CPU but the one that asked, look up their
- * function's value while user space resizes the map.
+ * cpu_in_idle(), which a backtrace of all CPUs (sysrq 'l') calls from the
+ * NMI handler of every CPU but the one that asked (nmi_cpu_backtrace()
+ * itself is not traceable), look up their function's value while user
+ * space resizes the map.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -42,14 +43,14 @@ static __always_inline void look_up(void *ctx, int kind)
 		__sync_fetch_and_add(&wrong[kind], 1);
 }
 
-SEC("kprobe.multi/nmi_cpu_backtrace")
+SEC("kprobe.multi/cpu_in_idle")
 int BPF_KPROBE(nmi_kmulti)
 {
 	look_up(ctx, KMULTI);
 	return 0;
 }
 
-SEC("fentry/nmi_cpu_backtrace")
+SEC("fentry/cpu_in_idle")
 int BPF_PROG(nmi_fentry)
 {
 	look_up(ctx, FENTRY);
