@@ -76,19 +76,24 @@ static inline __u32 link_id(struct bpf_link *link)
 	return info.id;
 }
 
-/* Wait until the map of id @id is gone: its last reference was dropped */
+/* Wait until the map of id @id is gone: its last reference was dropped.
+ * A program's reference goes after an RCU Tasks Trace grace period and a
+ * work item, which an emulated, loaded machine may take seconds to run:
+ * give up after 60 s.
+ */
 static inline bool map_gone(__u32 id)
 {
-	int i, fd;
+	__u64 start = get_time_ns();
+	int fd;
 
-	for (i = 0; i < 100; i++) {
+	do {
 		fd = bpf_map_get_fd_by_id(id);
 		if (fd < 0)
 			return fd == -ENOENT;
 		close(fd);
 		kern_sync_rcu();
 		usleep(10000);
-	}
+	} while (get_time_ns() - start < 60ULL * 1000000000);
 	return false;
 }
 

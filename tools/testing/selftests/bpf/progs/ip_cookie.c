@@ -51,7 +51,10 @@ struct {
 	__array(values, struct inner_ipc);
 } outer_map SEC(".maps");
 
-__u64 inner_sum[IPC_NR_INNER], inner_missed[IPC_NR_INNER];
+/* Inner maps hold ip + tag for the traced functions, tag 1 or 2: hits
+ * per inner map by the tag found (0: any other value), and misses.
+ */
+__u64 inner_tags[IPC_NR_INNER][3], inner_missed[IPC_NR_INNER];
 
 int test_pid;
 /* Results per attach type; named apart from the section names. */
@@ -249,19 +252,26 @@ int ipc_count(struct pt_regs *ctx)
 /* The counters come as pointers: an index read back from the stack,
  * where the key of the outer lookup lives, would be unbounded.
  */
-static __always_inline void inner_lookup(__u32 i, __u64 ip, __u64 *sum,
+static __always_inline void inner_lookup(__u32 i, __u64 ip, __u64 *tags,
 					 __u64 *missed)
 {
 	void *inner = bpf_map_lookup_elem(&outer_map, &i);
-	__u64 *v;
+	__u64 *v, tag;
 
 	if (!inner)
 		return;
 	v = bpf_map_lookup_elem(inner, &ip);
-	if (v)
-		*sum += *v;
-	else
+	if (!v) {
 		*missed += 1;
+		return;
+	}
+	tag = *v - ip;
+	if (tag == 1)
+		tags[1] += 1;
+	else if (tag == 2)
+		tags[2] += 1;
+	else
+		tags[0] += 1;
 }
 
 #if IPC_NR_INNER != 2
@@ -275,8 +285,8 @@ int ipc_inner(struct pt_regs *ctx)
 
 	if (bpf_get_current_pid_tgid() >> 32 != test_pid)
 		return 0;
-	inner_lookup(0, ip, &inner_sum[0], &inner_missed[0]);
-	inner_lookup(1, ip, &inner_sum[1], &inner_missed[1]);
+	inner_lookup(0, ip, inner_tags[0], &inner_missed[0]);
+	inner_lookup(1, ip, inner_tags[1], &inner_missed[1]);
 	return 0;
 }
 
