@@ -14,10 +14,6 @@
  *	one uprobe.multi program on ipc_uprobe_target() of this binary,
  *	called by the producer; "ipc" is keyed by bpf_get_uprobe_offset(),
  *	"ipc_link" by {offset, bpf_get_attach_link_id()}
- *   ipc-lookup-{none,ipc,hash,array}
- *	map lookups from bpf_loop() over --ipc-entries shuffled kernel
- *	addresses; --ipc-resize grows and shrinks the IP_COOKIE map from
- *	another CPU meanwhile
  * The producer counts driver runs times iterations, so hits of the other
  * attached functions do not pollute the count; they are reported as
  * "fires per trigger".
@@ -33,13 +29,6 @@
 #include "bench_ip_cookie.h"
 #include "bpf_util.h"
 #include "trace_helpers.h"
-
-/* per-CPU result slot, as in progs/ip_cookie_bench.c */
-struct slot {
-	__u64 fires;
-	__u64 sink;
-	__u64 misses;
-} __aligned(128);
 
 #include "ip_cookie_bench.skel.h"
 
@@ -378,23 +367,14 @@ void ipc_fill_batch(int fd, const void *keys, const __u64 *vals, __u32 n)
 
 /* Throughput benchmarks */
 
-static struct ctx {
-	struct ip_cookie_bench *skel;
-	struct bpf_link *link;
-	int driver_fd;
-	__u32 per_run;		/* hits counted per driver run */
-	long hits;
-	pthread_t resizer;
-	long resizes;		/* grow + shrink cycles of the resizer */
-	__u32 nr_real_keys;	/* lookup: real kernel addresses among keys */
-} ctx;
+struct ipc_ctx ipc_ctx;
 
-static void *ipc_producer(void *input)
+void *ipc_producer(void *input)
 {
 	while (true) {
-		if (bpf_prog_test_run_opts(ctx.driver_fd, NULL))
+		if (bpf_prog_test_run_opts(ipc_ctx.driver_fd, NULL))
 			ipc_die("test run", -errno);
-		atomic_add(&ctx.hits, ctx.per_run);
+		atomic_add(&ipc_ctx.hits, ipc_ctx.per_run);
 	}
 	return NULL;
 }
@@ -404,9 +384,9 @@ static void slot_totals(__u64 *fires, __u64 *misses)
 	int i;
 
 	*fires = *misses = 0;
-	for (i = 0; i < ARRAY_SIZE(ctx.skel->bss->slots); i++) {
-		*fires += ctx.skel->bss->slots[i].fires;
-		*misses += ctx.skel->bss->slots[i].misses;
+	for (i = 0; i < ARRAY_SIZE(ipc_ctx.skel->bss->slots); i++) {
+		*fires += ipc_ctx.skel->bss->slots[i].fires;
+		*misses += ipc_ctx.skel->bss->slots[i].misses;
 	}
 }
 
@@ -419,18 +399,18 @@ static struct {
 	int measures;
 } win;
 
-static void ipc_measure(struct bench_res *res)
+void ipc_measure(struct bench_res *res)
 {
 	__u64 misses;
 
-	res->hits = atomic_swap(&ctx.hits, 0);
+	res->hits = atomic_swap(&ipc_ctx.hits, 0);
 	slot_totals(&win.fires, &misses);
 	/* the env.warmup_sec'th call ends the warm-up (bench.c) */
 	if (++win.measures == env.warmup_sec)
 		win.fires_at_warm = win.fires;
 }
 
-static void ipc_report_final(struct bench_res res[], int res_cnt)
+void ipc_report_final(struct bench_res res[], int res_cnt)
 {
 	double mean = 0, sd = 0, x;
 	__u64 fires, misses;
@@ -453,7 +433,7 @@ static void ipc_report_final(struct bench_res res[], int res_cnt)
 	       mean, sd, mean ? 1000.0 / mean : 0);
 	printf("misses %llu, fires per hit %.3lf, resizes %ld\n",
 	       (unsigned long long)misses,
-	       total ? (double)fires / total : 0.0, ctx.resizes);
+	       total ? (double)fires / total : 0.0, ipc_ctx.resizes);
 	/* one line for scripts to parse */
 	printf("ipc-result: bench=%s funcs=%u entries=%u resize=%d",
 	       env.bench_name, ipc_args.nr_funcs, ipc_args.nr_entries,
@@ -462,36 +442,36 @@ static void ipc_report_final(struct bench_res res[], int res_cnt)
 	       mean ? 1000.0 / mean : 0);
 	printf(" misses=%llu fires_per_hit=%.4lf resizes=%ld\n",
 	       (unsigned long long)misses,
-	       total ? (double)fires / total : 0.0, ctx.resizes);
+	       total ? (double)fires / total : 0.0, ipc_ctx.resizes);
 	if (misses)
 		printf("ipc-fail: %s: %llu lookups missed\n", env.bench_name,
 		       (unsigned long long)misses);
 }
 
-static void open_skel(void)
+void ipc_open_skel(void)
 {
 	setup_libbpf();
-	ctx.skel = ip_cookie_bench__open();
-	if (!ctx.skel)
+	ipc_ctx.skel = ip_cookie_bench__open();
+	if (!ipc_ctx.skel)
 		ipc_die("open skeleton", -errno);
-	ctx.skel->rodata->batch_iters = ipc_args.batch_iters;
+	ipc_ctx.skel->rodata->batch_iters = ipc_args.batch_iters;
 }
 
-static void load_skel(struct bpf_program *driver, __u32 per_run)
+void ipc_load_skel(struct bpf_program *driver, __u32 per_run)
 {
 	int err;
 
 	bpf_program__set_autoload(driver, true);
-	err = ip_cookie_bench__load(ctx.skel);
+	err = ip_cookie_bench__load(ipc_ctx.skel);
 	if (err)
 		ipc_die("load skeleton", err);
-	ctx.driver_fd = bpf_program__fd(driver);
-	ctx.per_run = per_run;
+	ipc_ctx.driver_fd = bpf_program__fd(driver);
+	ipc_ctx.per_run = per_run;
 }
 
 static void reset_slots(void)
 {
-	memset(ctx.skel->bss->slots, 0, sizeof(ctx.skel->bss->slots));
+	memset(ipc_ctx.skel->bss->slots, 0, sizeof(ipc_ctx.skel->bss->slots));
 }
 
 enum variant {
@@ -516,16 +496,16 @@ static void kmulti_setup(enum variant v)
 	size_t avail, n, i;
 	__u32 *idx;
 
-	open_skel();
-	progs[V_EMPTY] = ctx.skel->progs.kmulti_empty;
-	progs[V_COOKIE] = ctx.skel->progs.kmulti_cookie;
-	progs[V_COOKIE_ARRAY] = ctx.skel->progs.kmulti_cookie_array;
-	progs[V_HASH] = ctx.skel->progs.kmulti_hash;
-	progs[V_IPC] = ctx.skel->progs.kmulti_ipc;
-	progs[V_IPC_LINK] = ctx.skel->progs.kmulti_ipc_link;
-	progs[V_KFUNC] = ctx.skel->progs.kmulti_kfunc;
-	progs[V_FUNCIP] = ctx.skel->progs.kmulti_funcip;
-	progs[V_FUNCIP_LINK] = ctx.skel->progs.kmulti_funcip_link;
+	ipc_open_skel();
+	progs[V_EMPTY] = ipc_ctx.skel->progs.kmulti_empty;
+	progs[V_COOKIE] = ipc_ctx.skel->progs.kmulti_cookie;
+	progs[V_COOKIE_ARRAY] = ipc_ctx.skel->progs.kmulti_cookie_array;
+	progs[V_HASH] = ipc_ctx.skel->progs.kmulti_hash;
+	progs[V_IPC] = ipc_ctx.skel->progs.kmulti_ipc;
+	progs[V_IPC_LINK] = ipc_ctx.skel->progs.kmulti_ipc_link;
+	progs[V_KFUNC] = ipc_ctx.skel->progs.kmulti_kfunc;
+	progs[V_FUNCIP] = ipc_ctx.skel->progs.kmulti_funcip;
+	progs[V_FUNCIP_LINK] = ipc_ctx.skel->progs.kmulti_funcip_link;
 	prog = progs[v];
 
 	addrs = ipc_attachable_funcs(&avail);
@@ -535,12 +515,12 @@ static void kmulti_setup(enum variant v)
 			avail);
 	ipc_args.nr_funcs = n;
 
-	bpf_map__set_max_entries(ctx.skel->maps.cookie_data, n);
-	bpf_map__set_max_entries(ctx.skel->maps.ip_hash, n);
-	bpf_map__set_max_entries(ctx.skel->maps.ip_map, n);
-	bpf_map__set_max_entries(ctx.skel->maps.ip_link_map, n);
+	bpf_map__set_max_entries(ipc_ctx.skel->maps.cookie_data, n);
+	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_hash, n);
+	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_map, n);
+	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_link_map, n);
 	bpf_program__set_autoload(prog, true);
-	load_skel(ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
+	ipc_load_skel(ipc_ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
 
 	/* Function i has cookie i + 1; every map maps it to i + 1 too. */
 	cookies = malloc(n * sizeof(*cookies));
@@ -555,21 +535,21 @@ static void kmulti_setup(enum variant v)
 		idx[i] = i;
 	}
 	if (v == V_COOKIE_ARRAY)
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.cookie_data), idx, vals, n);
+		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.cookie_data), idx, vals, n);
 	if (v == V_HASH)
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.ip_hash), addrs, vals, n);
+		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_hash), addrs, vals, n);
 	if (v == V_IPC || v == V_KFUNC)
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.ip_map), addrs, vals, n);
+		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_map), addrs, vals, n);
 
 	o.addrs = (const unsigned long *)addrs;
 	o.cookies = cookies;
 	o.cnt = n;
-	ctx.link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
-	if (!ctx.link)
+	ipc_ctx.link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
+	if (!ipc_ctx.link)
 		ipc_die("attach kprobe.multi", -errno);
 
 	if (v == V_IPC_LINK) {
-		if (bpf_link_get_info_by_fd(bpf_link__fd(ctx.link), &info,
+		if (bpf_link_get_info_by_fd(bpf_link__fd(ipc_ctx.link), &info,
 					    &info_len))
 			ipc_die("link info", -errno);
 		for (i = 0; i < n; i++) {
@@ -577,7 +557,7 @@ static void kmulti_setup(enum variant v)
 			lkeys[i].link_id = info.id;
 		}
 		/* The program builds the key with bpf_get_attach_link_id(). */
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.ip_link_map), lkeys,
+		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_link_map), lkeys,
 			       vals, n);
 	}
 	reset_slots();
@@ -597,38 +577,38 @@ static void fentry_setup(enum variant v)
 	__u32 zero = 0;
 	int i;
 
-	open_skel();
+	ipc_open_skel();
 	switch (v) {
 	case V_COOKIE:
-		prog = ctx.skel->progs.fentry_cookie;
+		prog = ipc_ctx.skel->progs.fentry_cookie;
 		break;
 	case V_HASH:
-		prog = ctx.skel->progs.fentry_hash;
+		prog = ipc_ctx.skel->progs.fentry_hash;
 		break;
 	case V_IPC:
-		prog = ctx.skel->progs.fentry_ipc;
+		prog = ipc_ctx.skel->progs.fentry_ipc;
 		break;
 	case V_KFUNC:
-		prog = ctx.skel->progs.fentry_kfunc;
+		prog = ipc_ctx.skel->progs.fentry_kfunc;
 		break;
 	case V_FUNCIP:
-		prog = ctx.skel->progs.fentry_funcip;
+		prog = ipc_ctx.skel->progs.fentry_funcip;
 		break;
 	case V_COOKIE_ARRAY:
-		prog = ctx.skel->progs.fentry_cookie_array;
+		prog = ipc_ctx.skel->progs.fentry_cookie_array;
 		break;
 	case V_WIDE_ARRAY:
-		prog = ctx.skel->progs.fentry_wide_array;
+		prog = ipc_ctx.skel->progs.fentry_wide_array;
 		break;
 	case V_WIDE_IPC:
-		prog = ctx.skel->progs.fentry_wide_ipc;
+		prog = ipc_ctx.skel->progs.fentry_wide_ipc;
 		break;
 	default:
-		prog = ctx.skel->progs.fentry_empty;
+		prog = ipc_ctx.skel->progs.fentry_empty;
 		break;
 	}
 	bpf_program__set_autoload(prog, true);
-	load_skel(ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
+	ipc_load_skel(ipc_ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
 
 	load_ksyms();
 	ks = find_unique_ksym(TRIGGER);
@@ -638,16 +618,16 @@ static void fentry_setup(enum variant v)
 	for (i = 0; i < 8; i++)
 		wide[i] = i + 1;
 	/* The cookie is 1: index 0 of the arrays. */
-	if (bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_hash), &ip, &one, 0) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_map), &ip, &one, 0) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.cookie_data), &zero,
+	if (bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_hash), &ip, &one, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_map), &ip, &one, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.cookie_data), &zero,
 				&one, 0) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.wide_data), &zero,
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.wide_data), &zero,
 				wide, 0) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.wide_map), &ip, wide, 0))
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.wide_map), &ip, wide, 0))
 		ipc_die("map update", -errno);
-	ctx.link = bpf_program__attach_trace_opts(prog, &o);
-	if (!ctx.link)
+	ipc_ctx.link = bpf_program__attach_trace_opts(prog, &o);
+	if (!ipc_ctx.link)
 		ipc_die("attach fentry", -errno);
 	reset_slots();
 }
@@ -669,7 +649,7 @@ static void *umulti_producer(void *input)
 	while (true) {
 		for (i = 0; i < ipc_args.batch_iters; i++)
 			ipc_uprobe_target();
-		atomic_add(&ctx.hits, ipc_args.batch_iters);
+		atomic_add(&ipc_ctx.hits, ipc_args.batch_iters);
 	}
 	return NULL;
 }
@@ -686,33 +666,33 @@ static void umulti_setup(enum variant v)
 	__u32 zero = 0;
 	ssize_t len;
 
-	open_skel();
+	ipc_open_skel();
 	switch (v) {
 	case V_COOKIE:
-		prog = ctx.skel->progs.umulti_cookie;
+		prog = ipc_ctx.skel->progs.umulti_cookie;
 		break;
 	case V_COOKIE_ARRAY:
-		prog = ctx.skel->progs.umulti_cookie_array;
+		prog = ipc_ctx.skel->progs.umulti_cookie_array;
 		break;
 	case V_KFUNC:
-		prog = ctx.skel->progs.umulti_ipc;
+		prog = ipc_ctx.skel->progs.umulti_ipc;
 		break;
 	case V_IPC_LINK:
-		prog = ctx.skel->progs.umulti_ipc_link;
+		prog = ipc_ctx.skel->progs.umulti_ipc_link;
 		break;
 	case V_FUNCIP:
-		prog = ctx.skel->progs.umulti_offset;
+		prog = ipc_ctx.skel->progs.umulti_offset;
 		break;
 	case V_FUNCIP_LINK:
-		prog = ctx.skel->progs.umulti_offset_link;
+		prog = ipc_ctx.skel->progs.umulti_offset_link;
 		break;
 	default:
-		prog = ctx.skel->progs.umulti_empty;
+		prog = ipc_ctx.skel->progs.umulti_empty;
 		break;
 	}
 	bpf_program__set_autoload(prog, true);
 	/* The raw_tp driver is loaded but not run: the producer calls. */
-	load_skel(ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
+	ipc_load_skel(ipc_ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
 
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len < 0)
@@ -721,20 +701,20 @@ static void umulti_setup(enum variant v)
 	o.syms = &sym;
 	o.cookies = &cookie;
 	o.cnt = 1;
-	ctx.link = bpf_program__attach_uprobe_multi(prog, -1, exe, NULL, &o);
-	if (!ctx.link)
+	ipc_ctx.link = bpf_program__attach_uprobe_multi(prog, -1, exe, NULL, &o);
+	if (!ipc_ctx.link)
 		ipc_die("attach uprobe.multi", -errno);
 	/* The keys the program computes, from the link. */
 	cnt = 1;
-	if (bpf_link__ip_cookie_keys(ctx.link, &key, sizeof(key), &cnt) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_map), &key, &one, 0))
+	if (bpf_link__ip_cookie_keys(ipc_ctx.link, &key, sizeof(key), &cnt) ||
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_map), &key, &one, 0))
 		ipc_die("offset key", -errno);
 	cnt = 1;
-	if (bpf_link__ip_cookie_keys(ctx.link, &lkey, sizeof(lkey), &cnt) ||
-	    bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.ip_link_map), &lkey,
+	if (bpf_link__ip_cookie_keys(ipc_ctx.link, &lkey, sizeof(lkey), &cnt) ||
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_link_map), &lkey,
 				&one, 0))
 		ipc_die("{offset, link} key", -errno);
-	if (bpf_map_update_elem(bpf_map__fd(ctx.skel->maps.cookie_data), &zero,
+	if (bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.cookie_data), &zero,
 				&one, 0))
 		ipc_die("map update", -errno);
 	reset_slots();
@@ -804,130 +784,3 @@ UMULTI(ipc, V_KFUNC);
 UMULTI(ipc_link, V_IPC_LINK);
 UMULTI(offset, V_FUNCIP);
 UMULTI(offset_link, V_FUNCIP_LINK);
-
-/* Lookup micro-benchmark */
-
-enum { LOOKUP_NONE, LOOKUP_IPC, LOOKUP_HASH, LOOKUP_ARRAY };
-
-static __u64 *lookup_keys;
-
-static void set_affinity(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
-/* Grow the map to 5x its size by one batch, shrink it back by another. */
-static void *resizer(void *input)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, o);
-	int fd = bpf_map__fd(ctx.skel->maps.ip_map);
-	__u32 n = ipc_args.nr_entries, extra = 4 * n, i;
-	__u64 *keys, *vals, top = 0;
-	__u32 cnt;
-
-	if (env.nr_cpus > 1)
-		set_affinity(1);
-	keys = malloc(extra * sizeof(*keys));
-	vals = malloc(extra * sizeof(*vals));
-	if (!keys || !vals)
-		ipc_die("malloc", -ENOMEM);
-	for (i = 0; i < n; i++)
-		top = lookup_keys[i] > top ? lookup_keys[i] : top;
-	for (i = 0; i < extra; i++) {
-		keys[i] = top + 16 * (i + 1);
-		vals[i] = 1;
-	}
-	while (true) {
-		cnt = extra;
-		if (bpf_map_update_batch(fd, keys, vals, &cnt, &o))
-			ipc_die("batch update of the resize thread", -errno);
-		cnt = extra;
-		if (bpf_map_delete_batch(fd, keys, &cnt, &o))
-			ipc_die("batch delete of the resize thread", -errno);
-		atomic_inc(&ctx.resizes);
-	}
-	return NULL;
-}
-
-static void lookup_validate(void)
-{
-	ipc_validate();
-	if (ipc_args.resize && strcmp(env.bench_name, "ipc-lookup-ipc")) {
-		fprintf(stderr, "--ipc-resize needs ipc-lookup-ipc\n");
-		exit(1);
-	}
-}
-
-static void lookup_setup(int kind)
-{
-	__u32 n = ipc_args.nr_entries, i;
-	__u64 *vals;
-	__u32 *idx;
-
-	open_skel();
-	ctx.skel->rodata->lookup_kind = kind;
-	ctx.skel->rodata->nr_keys = n;
-	ctx.skel->rodata->nr_loops = ipc_args.nr_loops;
-	bpf_map__set_max_entries(ctx.skel->maps.keys, n);
-	bpf_map__set_max_entries(ctx.skel->maps.lk_array, n);
-	bpf_map__set_max_entries(ctx.skel->maps.ip_hash, n);
-	bpf_map__set_max_entries(ctx.skel->maps.ip_map,
-				 ipc_args.resize ? 5 * n : n);
-	load_skel(ctx.skel->progs.lookup_driver, ipc_args.nr_loops);
-
-	lookup_keys = ipc_make_keys(n, &ctx.nr_real_keys);
-	vals = malloc(n * sizeof(*vals));
-	idx = malloc(n * sizeof(*idx));
-	if (!vals || !idx)
-		ipc_die("malloc", -ENOMEM);
-	for (i = 0; i < n; i++) {
-		vals[i] = i + 1;
-		idx[i] = i;
-	}
-	ipc_fill_batch(bpf_map__fd(ctx.skel->maps.keys), idx, lookup_keys, n);
-	if (kind == LOOKUP_IPC)
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.ip_map), lookup_keys,
-			       vals, n);
-	if (kind == LOOKUP_HASH)
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.ip_hash), lookup_keys,
-			       vals, n);
-	if (kind == LOOKUP_ARRAY)
-		ipc_fill_batch(bpf_map__fd(ctx.skel->maps.lk_array), idx, vals,
-			       n);
-	free(vals);
-	free(idx);
-	if (ipc_args.resize &&
-	    pthread_create(&ctx.resizer, NULL, resizer, NULL))
-		ipc_die("pthread_create", -errno);
-}
-
-static void lookup_report_final(struct bench_res res[], int res_cnt)
-{
-	__u32 n = ipc_args.nr_entries;
-
-	printf("ipc-keys: entries=%u real=%u synthetic=%u\n", n,
-	       ctx.nr_real_keys, n - ctx.nr_real_keys);
-	ipc_report_final(res, res_cnt);
-}
-
-#define LOOKUP(_name, _kind)						\
-static void lookup_##_name##_setup(void) { lookup_setup(_kind); }	\
-const struct bench bench_ipc_lookup_##_name = {				\
-	.name = "ipc-lookup-" #_name,					\
-	.argp = &bench_ip_cookie_argp,					\
-	.validate = lookup_validate,					\
-	.setup = lookup_##_name##_setup,				\
-	.producer_thread = ipc_producer,				\
-	.measure = ipc_measure,						\
-	.report_progress = hits_drops_report_progress,			\
-	.report_final = lookup_report_final,				\
-}
-
-LOOKUP(none, LOOKUP_NONE);
-LOOKUP(ipc, LOOKUP_IPC);
-LOOKUP(hash, LOOKUP_HASH);
-LOOKUP(array, LOOKUP_ARRAY);

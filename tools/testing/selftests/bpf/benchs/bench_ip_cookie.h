@@ -5,6 +5,7 @@
 #ifndef __BENCH_IP_COOKIE_H
 #define __BENCH_IP_COOKIE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -26,6 +27,37 @@ extern const struct argp bench_ip_cookie_argp;
 /* Map kinds of the memory and population benchmarks */
 enum ipc_kind { IPC_KIND_IPC, IPC_KIND_HASH, IPC_KIND_HASH_NOPRE };
 
+/* Per-CPU result slot, as in progs/ip_cookie_bench.c (the skeleton's
+ * .bss holds an array of them).
+ */
+struct slot {
+	__u64 fires;
+	__u64 sink;
+	__u64 misses;
+} __aligned(128);
+
+struct bench_res;
+struct bpf_program;
+
+/* The running throughput or lookup benchmark (bench_ip_cookie.c) */
+struct ipc_ctx {
+	struct ip_cookie_bench *skel;
+	struct bpf_link *link;
+	int driver_fd;
+	__u32 per_run;		/* hits counted per driver run */
+	long hits;
+	pthread_t resizer;
+	long resizes;		/* grow + shrink cycles of the resizer */
+	__u32 nr_real_keys;	/* lookup: real kernel addresses among keys */
+};
+
+extern struct ipc_ctx ipc_ctx;
+
+void ipc_open_skel(void);
+void ipc_load_skel(struct bpf_program *driver, __u32 per_run);
+void *ipc_producer(void *input);
+void ipc_measure(struct bench_res *res);
+void ipc_report_final(struct bench_res res[], int res_cnt);
 void ipc_die(const char *what, int err);
 void ipc_validate(void);
 void *ipc_idle_producer(void *input);
