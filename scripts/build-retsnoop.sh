@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make retsnoop: retsnoop (github.com/anakryiko/retsnoop, BSD-2-Clause) at
+# commit a777df0 with contrib/retsnoop/*.patch, into build/retsnoop (src:
+# the source as a git tree, the patches applied with git am on top of the
+# tag a777df0; retsnoop and simfail built in src/src).
+#
+# The source is a tarball of that commit (no submodules): RETSNOOP_SRC=
+# (a tarball or a directory holding retsnoop-a777df0.tar.gz), by default
+# ../shared/retsnoop/ next to this repository. It is checked against its
+# sha256. retsnoop builds here with clang-22, the tree's libbpf and
+# bpftool (build/tools, made by scripts/build-tools.sh when missing) and
+# the tree's UAPI headers. The Rust addr2line sidecar, which retsnoop
+# embeds for line-number symbolization, is replaced by a stub that says
+# so and exits 1: run retsnoop with -sn (contrib/retsnoop/README.md).
+#
+#   scripts/build-retsnoop.sh          unpack, patch, build
+# RETSNOOP_PATCHES=none: the unpatched source (a stock build to compare).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC1091	# checked on its own
+. "$ROOT/scripts/base-lib.sh"
+PATCHES=${RETSNOOP_PATCHES:-$ROOT/contrib/retsnoop/*.patch}
+OUT=$BUILD/retsnoop
+SRC=$OUT/src
+COMMIT=a777df07e1b33aba6bae1f2b101f59b584a82f98
+TARNAME=retsnoop-${COMMIT:0:7}.tar.gz
+SHA256=6ef5432f43a5b4f727915861b6273b5ff56f8e4d8a579698fd6da4858b03c7a2
+TOOLS=$BUILD/tools
+LINUX=$BUILD/linux
+
+"$ROOT/scripts/install-deps.sh" git
+
+# The tarball: RETSNOOP_SRC, else ../shared/retsnoop/.
+src=${RETSNOOP_SRC:-$ROOT/../shared/retsnoop}
+[ -d "$src" ] && src=$src/$TARNAME
+[ -f "$src" ] || { echo "build-retsnoop: no $src (set RETSNOOP_SRC=)" >&2; exit 1; }
+got=$(sha256sum < "$src" | cut -d' ' -f1)
+[ "$got" = "$SHA256" ] ||
+	{ echo "build-retsnoop: $src has sha256 $got, want $SHA256" >&2; exit 1; }
+
+[ -f "$TOOLS/libbpf/libbpf.a" ] && [ -x "$TOOLS/bpftool/bootstrap/bpftool" ] ||
+	"$ROOT/scripts/build-tools.sh"
+
+mkdir -p "$OUT"
+exec 9> "$OUT/.lock"
+flock -n 9 || { echo "build-retsnoop: waiting for another build"; flock 9; }
+
+# 1. A git tree: the tarball, then the patches with git am. Redone when
+# the patches change, so src/ is always exactly a777df0 + contrib/retsnoop.
+# shellcheck disable=SC2046,SC2086
+want=$(cat /dev/null $([ "$PATCHES" = none ] || echo $PATCHES) | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$OUT/.patches" 2>/dev/null)" != "$want" ]; then
+	rm -rf "$SRC" "$SRC.new"
+	mkdir -p "$SRC.new"
+	tar -xzf "$src" -C "$SRC.new" --strip-components=1
+	git -C "$SRC.new" init -q
+	git -C "$SRC.new" add -A
+	git -C "$SRC.new" -c user.name=build-retsnoop -c user.email=build@localhost \
+		commit -q -m "retsnoop ${COMMIT:0:7} (tarball of $COMMIT)"
+	git -C "$SRC.new" tag "${COMMIT:0:7}"
+	if [ "$PATCHES" != none ]; then
+		# shellcheck disable=SC2086
+		git -C "$SRC.new" -c user.name=build-retsnoop -c user.email=build@localhost \
+			am -q --committer-date-is-author-date $PATCHES
+	fi
+	mv "$SRC.new" "$SRC"
+	echo "$want" > "$OUT/.patches"
+	echo "build-retsnoop: $(git -C "$SRC" rev-list --count "${COMMIT:0:7}..HEAD") patches on ${COMMIT:0:7}"
+fi
+
+# 2. The sidecar stub: an ELF executable (retsnoop's Makefile strips it).
+mkdir -p "$OUT/stub"
+if [ ! -x "$OUT/stub/addr2line" ]; then
+	printf '%s\n' '#include <stdio.h>' 'int main(void)' '{' \
+		'	fputs("retsnoop: built without the addr2line sidecar (use -sn)\n", stderr);' \
+		'	return 1;' '}' > "$OUT/stub/addr2line.c"
+	gcc -O2 -o "$OUT/stub/addr2line" "$OUT/stub/addr2line.c"
+fi
+
+# 3. The tree's libbpf.a is one object (libbpf-in.o) whose hashmap
+# functions clash with retsnoop's copy of them (src/hashmap.c; libbpf's
+# GitHub build archives one object per file, from which the linker takes
+# no hashmap.o): a copy with libbpf's own made local.
+nm -g --defined-only "$TOOLS/libbpf/libbpf.a" 2>/dev/null |
+	awk '$3 ~ /^hashmap_/ { print $3 }' | sort -u > "$OUT/libbpf-local.syms"
+objcopy --localize-symbols="$OUT/libbpf-local.syms" "$TOOLS/libbpf/libbpf.a" "$OUT/libbpf.a"
+# The original's time: retsnoop's Makefile rebuilds bpftool from its
+# submodule when LIBBPF_OBJ is newer.
+touch -r "$TOOLS/libbpf/libbpf.a" "$OUT/libbpf.a"
+
+# 4. retsnoop and simfail. INCLUDES: the tree's libbpf headers and UAPI
+# instead of the submodules' (retsnoop installs those into .output).
+echo "build-retsnoop: building in $SRC/src"
+if ! make -C "$SRC/src" -j2 CLANG="clang-$LLVM_VER" LLVM_STRIP="llvm-strip-$LLVM_VER" \
+	LIBBPF_OBJ="$OUT/libbpf.a" BPFTOOL="$TOOLS/bpftool/bootstrap/bpftool" \
+	SIDECAR="$OUT/stub/addr2line" \
+	INCLUDES="-I.output -I$TOOLS/libbpf/usr/include -I$LINUX/tools/include/uapi" \
+	retsnoop simfail > "$OUT/build.log" 2>&1; then
+	tail -30 "$OUT/build.log" >&2
+	echo "build-retsnoop: build failed: $OUT/build.log" >&2
+	exit 1
+fi
+"$SRC/src/retsnoop" -V
