@@ -9,7 +9,7 @@ DEPS := scripts/install-deps.sh
 # the last commit on 6.12 is tag last-6.12.
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
-	test-kcsan test-up test-bpftrace \
+	test-kcsan test-up test-bpftrace retsnoop test-retsnoop \
 	soak bench bench-gen-lookup bench-funcip bench-native bench-kfunc-cost vm checkpatch patches check clean demo \
 	docs-figures
 
@@ -65,6 +65,11 @@ Targets (each builds what it needs; build/ holds everything generated):
                      with the map and with cookies, bpftrace's runtime tests
                      (patched and Debian's) in the VM (BPFTRACE_FALLBACK=1: also
                      on a pristine kernel); build/bpftrace/test/
+  make test-retsnoop the retsnoop patches (contrib/retsnoop) in the debug VM: the
+                     call stacks of simfail's failures, equal in -F, -K and -M,
+                     each with the ip_cookie map and with --no-ip-cookie-map; no
+                     UNRECOGNIZED IP in the trace buffer; the feature report;
+                     build/retsnoop/test/
 Building blocks (the targets above run them):
   make tree          sync build/linux: pristine 7.3 + patches/ in series/manifest
                      order + mirror files; rewrites only files that changed
@@ -75,6 +80,10 @@ Building blocks (the targets above run them):
   make samples       the sample tools (build/samples)
   make bpftrace      bpftrace 0.17.0 (Debian's source) with contrib/bpftrace/*.patch
                      applied by git am, into build/bpftrace (half an hour cold)
+  make retsnoop      retsnoop a777df0 with contrib/retsnoop/*.patch applied by git
+                     am, on the tree's libbpf and bpftool, into build/retsnoop
+                     (RETSNOOP_SRC=tarball or directory; default
+                     ../shared/retsnoop/retsnoop-a777df0.tar.gz)
   make checkpatch    checkpatch.pl --strict on patches/ and every mirror file
   make docs-figures  rewrite the generated tables and figures of README.md, docs/
                      and the cover letter from docs/results/ (after a bench);
@@ -135,6 +144,12 @@ test-up: deps
 
 test-bpftrace: deps
 	@scripts/test-bpftrace.sh
+
+retsnoop: deps
+	@scripts/build-retsnoop.sh
+
+test-retsnoop: deps
+	@scripts/test-retsnoop.sh
 
 soak: deps
 	@scripts/soak.sh
