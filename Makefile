@@ -69,7 +69,8 @@ Targets (each builds what it needs; build/ holds everything generated):
                      call stacks of simfail's failures, equal in -F, -K and -M,
                      each with the ip_cookie map and with --no-ip-cookie-map; no
                      UNRECOGNIZED IP in the trace buffer; the feature report;
-                     build/retsnoop/test/
+                     build/retsnoop/test/ (RETSNOOP_FALLBACK=1: also on a
+                     pristine kernel, built in build/nomap)
 Building blocks (the targets above run them):
   make tree          sync build/linux: pristine 7.3 + patches/ in series/manifest
                      order + mirror files; rewrites only files that changed

@@ -40,8 +40,9 @@ got=$(sha256sum < "$src" | cut -d' ' -f1)
 [ "$got" = "$SHA256" ] ||
 	{ echo "build-retsnoop: $src has sha256 $got, want $SHA256" >&2; exit 1; }
 
-[ -f "$TOOLS/libbpf/libbpf.a" ] && [ -x "$TOOLS/bpftool/bootstrap/bpftool" ] ||
+if [ ! -f "$TOOLS/libbpf/libbpf.a" ] || [ ! -x "$TOOLS/bpftool/bootstrap/bpftool" ]; then
 	"$ROOT/scripts/build-tools.sh"
+fi
 
 mkdir -p "$OUT"
 exec 9> "$OUT/.lock"
