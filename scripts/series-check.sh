@@ -7,7 +7,8 @@
 #               and FILE_PATH_CHANGES for new files that existing
 #               MAINTAINERS entries cover
 #   identity    From: and Signed-off-by: of every mail are the user's git
-#               identity (the From: of contrib/bpftrace's patches too); no
+#               identity (the From: of contrib/bpftrace's and
+#               contrib/retsnoop's patches too); no
 #               other e-mail address in the repository's own files
 #   message     each test file a patch adds (prog_tests/NAME.c) is named
 #               (NAME) in its commit message, which says what it covers
@@ -253,9 +254,9 @@ if wants identity; then
 			[ "$s" = "Signed-off-by: $want" ] || finding "$name: $s"
 		done
 	done
-	# The bpftrace patches are mails too (git am needs their From:):
-	# the same identity, and the only other place an address may be.
-	for m in "$ROOT"/contrib/bpftrace/*.patch; do
+	# The bpftrace and retsnoop patches are mails too (git am needs their
+	# From:): the same identity, and the only other place an address may be.
+	for m in "$ROOT"/contrib/bpftrace/*.patch "$ROOT"/contrib/retsnoop/*.patch; do
 		[ -f "$m" ] || continue
 		info=$(git mailinfo "$tmp/msg" "$tmp/patch" < "$m")
 		author="$(sed -n 's/^Author: //p' <<< "$info") <$(sed -n 's/^Email: //p' <<< "$info")>"
@@ -263,7 +264,7 @@ if wants identity; then
 	done
 	# No e-mail address in our own files but the list the series goes to.
 	{ git -C "$ROOT" ls-files; git -C "$ROOT" ls-files --others --exclude-standard; } |
-		grep -v -e '^docs/results/raw-' -e '^contrib/bpftrace/.*\.patch$' |
+		grep -v -e '^docs/results/raw-' -e '^contrib/\(bpftrace\|retsnoop\)/.*\.patch$' |
 		sort -u > "$tmp/files"
 	while IFS= read -r hit; do
 		finding "address in the repository: $hit"
