@@ -47,6 +47,7 @@ guest() {	# FILE EXPECT_MAP: the guest script (lib + retsnoop part)
 		cat "$S/guest-tool-lib.sh" "$S/retsnoop-guest.sh"
 	} > "$1"
 }
+mkdir -p "$BUILD/vm"
 TMP=$(mktemp -d "$BUILD/vm/test-retsnoop.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cp "$RS/src/src/retsnoop" "$RS/src/src/simfail" "$TMP/"
