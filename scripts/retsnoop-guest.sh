@@ -35,7 +35,9 @@ else
 fi
 
 # The call stacks of FILE, one per block, without what differs between
-# runs: the header's times and IDs, offsets, durations.
+# runs: the header's times and IDs, offsets, durations; and without the
+# frames of the trampolines fentry/fexit programs run from (-F's stacks
+# have them, -K's and -M's have none).
 stacks() {	# FILE
 	awk '
 		/ -> .* TID\/PID / { sub(/^.* TID\/PID [0-9]+\/[0-9]+ /, "stack "); print; inst = 1; blanks = 0; next }
@@ -44,6 +46,7 @@ stacks() {	# FILE
 			gsub(/\+0x[0-9a-f]+/, "")
 			gsub(/[0-9.]+(ns|us|ms|s) /, "")
 			gsub(/  +/, " "); sub(/^ /, ""); sub(/ $/, "")
+			if ($0 ~ /^(ftrace|bpf)_trampoline/) next
 			print
 		}' "$1"
 }
@@ -54,6 +57,7 @@ for mode in F K M; do
 		opt=""
 		[ $map = nomap ] && opt=--no-ip-cookie-map
 		echo > $TRACE
+		: > $W/$id.out
 		say "$id: retsnoop -$mode $opt -v -sn -n simfail $GLOBS"
 		# shellcheck disable=SC2086	# GLOBS: options, split on purpose
 		./retsnoop -$mode $opt -v -sn -n simfail $GLOBS > $W/$id.out 2>&1 &
