@@ -62,9 +62,11 @@ if [ "$(cat "$OUT/.patches" 2>/dev/null)" != "$want" ]; then
 		commit -q -m "retsnoop ${COMMIT:0:7} (tarball of $COMMIT)"
 	git -C "$SRC.new" tag "${COMMIT:0:7}"
 	if [ "$PATCHES" != none ]; then
+		# Absolute paths: git am runs in the tree.
 		# shellcheck disable=SC2086
+		mapfile -t abs < <(realpath -e $PATCHES)
 		git -C "$SRC.new" -c user.name=build-retsnoop -c user.email=build@localhost \
-			am -q --committer-date-is-author-date $PATCHES
+			am -q --committer-date-is-author-date "${abs[@]}"
 	fi
 	mv "$SRC.new" "$SRC"
 	echo "$want" > "$OUT/.patches"
