@@ -10,8 +10,9 @@
 #  - retsnoop -Vv reports the map supported (EXPECT_MAP=yes) or not;
 #  - each run says whether it uses the map: used in -F and -M without
 #    --no-ip-cookie-map when the kernel has it, not used otherwise;
-#  - each run prints call stacks, and with addresses, offsets, times,
-#    durations and PIDs stripped they are the same in all six runs;
+#  - each run prints call stacks, and their traced frames (function names
+#    and errors; addresses, offsets, times, durations and PIDs stripped)
+#    are the same in all six runs;
 #  - the trace buffer holds no UNRECOGNIZED line (a function IP that the
 #    BPF side did not find in ip_to_id) after any run.
 cd /bpf || exit 1
@@ -34,19 +35,22 @@ else
 		bad "retsnoop -Vv does not report the ip_cookie map unsupported"
 fi
 
-# The call stacks of FILE, one per block, without what differs between
-# runs: the header's times and IDs, offsets, durations; and without the
-# frames of the trampolines fentry/fexit programs run from (-F's stacks
-# have them, -K's and -M's have none).
+# The call stacks of FILE, one per block: the frames of the functions
+# retsnoop traced (those with a duration), their names and errors, without
+# the header's times and IDs, offsets and durations. The other frames
+# come from the kernel's stack trace, not from retsnoop's function IDs, and
+# -F's have the trampolines its programs run from, symbolized as whatever
+# kernel symbol precedes them ("ftrace_trampoline" in one boot,
+# "_sub_D_65535_0" in another), which -K's and -M's have not.
 stacks() {	# FILE
 	awk '
 		/ -> .* TID\/PID / { sub(/^.* TID\/PID [0-9]+\/[0-9]+ /, "stack "); print; inst = 1; blanks = 0; next }
 		inst && /^$/ { if (++blanks > 1) inst = 0; next }
 		inst {
+			if ($0 !~ /[0-9.]+(ns|us|ms|s) /) next
 			gsub(/\+0x[0-9a-f]+/, "")
 			gsub(/[0-9.]+(ns|us|ms|s) /, "")
 			gsub(/  +/, " "); sub(/^ /, ""); sub(/ $/, "")
-			if ($0 ~ /^(ftrace|bpf)_trampoline/) next
 			print
 		}' "$1"
 }

@@ -4,7 +4,7 @@
 # the debug-kernel VM (scripts/retsnoop-guest.sh says what is checked):
 # simfail's failures traced by retsnoop in -F, -K and -M, each with the
 # ip_cookie map and with --no-ip-cookie-map; the six runs' call stacks
-# (names and errors) must be equal and non-empty, the trace buffer must
+# (the traced functions' names and errors) must be equal and non-empty, the trace buffer must
 # hold no UNRECOGNIZED line, and retsnoop must say whether it uses the
 # map. A splat in the kernel log fails it too (scripts/vm-run.sh).
 #
