@@ -9,7 +9,7 @@ DEPS := scripts/install-deps.sh
 # the last commit on 6.12 is tag last-6.12.
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
-	test-kcsan test-up test-bpftrace retsnoop test-retsnoop \
+	test-kcsan test-up test-bpftrace retsnoop test-retsnoop bench-retsnoop \
 	soak bench bench-gen-lookup bench-funcip bench-native bench-kfunc-cost vm checkpatch patches check clean demo \
 	docs-figures
 
@@ -71,6 +71,11 @@ Targets (each builds what it needs; build/ holds everything generated):
                      UNRECOGNIZED IP in the trace buffer; the feature report;
                      build/retsnoop/test/ (RETSNOOP_FALLBACK=1: also on a
                      pristine kernel, built in build/nomap)
+  make bench-retsnoop retsnoop's cost per traced call under QEMU -icount, in
+                     the base-kernel VM: -M with the map and with cookies
+                     (N = 1..10,000 functions), -F with the map and with
+                     HASH (N = 1, 100); attach and detach on the guest
+                     clock; docs/results/retsnoop-icount.md
 Building blocks (the targets above run them):
   make tree          sync build/linux: pristine 7.3 + patches/ in series/manifest
                      order + mirror files; rewrites only files that changed
@@ -151,6 +156,9 @@ retsnoop: deps
 
 test-retsnoop: deps
 	@scripts/test-retsnoop.sh
+
+bench-retsnoop: deps
+	@scripts/bench-retsnoop.sh
 
 soak: deps
 	@scripts/soak.sh
