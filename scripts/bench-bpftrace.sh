@@ -58,7 +58,10 @@
 #   BT_REPS=3         reps (each: baseline + every set and mode, one
 #                     bpftrace start each)
 #   BT_SETS='label|pattern|modes;...'  default
-#                     'small|__do_sys_get*|map cookie expand;mid|__*_s*|map cookie;all|*|map cookie'
+#                     'small|__do_sys_get*|map cookie expand func;mid|__*_s*|map cookie func;all|*|map cookie func'
+#                     (func: Debian's bpftrace, 'kprobe:PATTERN { @[func] = count(); }':
+#                     one kprobe_multi program keyed by the function's address;
+#                     left out when the host has no bpftrace)
 #   BT_BPFTRACE=path  the patched bpftrace (build/bpftrace/build/src/bpftrace)
 #   BPFTOOL=path      bpftool for the guest (build/tools/bpftool/bpftool;
 #                     without it no func_cnt or missed counts)
@@ -78,7 +81,7 @@ S=$ROOT/scripts
 RESULTS=${RESULTS:-$ROOT/docs/results}
 ITERS=${BT_ITERS:-200000}
 REPS=${BT_REPS:-3}
-SETS=${BT_SETS:-small|__do_sys_get*|map cookie expand;mid|__*_s*|map cookie;all|*|map cookie}
+SETS=${BT_SETS:-small|__do_sys_get*|map cookie expand func;mid|__*_s*|map cookie func;all|*|map cookie func}
 BTP=${BT_BPFTRACE:-$BUILD/bpftrace/build/src/bpftrace}
 BPFTOOL=${BPFTOOL:-$BUILD/tools/bpftool/bpftool}
 LOG=${BT_LOG:-$BUILD/vm/bench-bpftrace.log}
@@ -97,7 +100,7 @@ head = {}
 sess, order = {}, []
 for line in open(raw):
     line = line.rstrip('\n')
-    m = re.match(r'(date|commit|command|bpftrace|bpftool|VM run|kernel|iterations|traceable functions[^:]*): (.*)', line)
+    m = re.match(r'(date|commit|command|bpftrace|stock bpftrace[^:]*|bpftool|VM run|kernel|iterations|traceable functions[^:]*): (.*)', line)
     if m and m.group(1) not in head:
         head[m.group(1)] = m.group(2)
     m = re.match(r'bb-(\w+) (.*)', line)
@@ -192,7 +195,10 @@ md = ['# bpftrace `@[probe] = count()`: instructions per probe hit (QEMU -icount
       '- bpftrace: %s, `kprobe:PATTERN { @[probe] = count(); }`, `BPFTRACE_MULTI_PROBE_ID` = '
       '`map` (one kprobe_multi program, `bpf_get_func_ip()` -> `BPF_MAP_TYPE_IP_COOKIE`), '
       '`cookie` (one program, `bpf_get_attach_cookie()`) or `expand` (stock 0.17: one program '
-      'and one perf-event kprobe per function).' % head.get('bpftrace', '?'),
+      'and one perf-event kprobe per function). `func`: Debian\'s bpftrace (%s), '
+      '`kprobe:PATTERN { @[func] = count(); }`: one kprobe_multi program that keys its counts '
+      'by the function\'s address (`bpf_get_func_ip()`) and names it only when it prints.' % (
+          head.get('bpftrace', '?'), head.get('stock bpftrace (func rows)', '?')),
       '- Trigger: `bt-trigger` (`scripts/bt-trigger.c`), `syscall(SYS_getppid)` in a loop, '
       'run for M then 2M iterations while bpftrace is attached, its counts snapshotted '
       '(SIGUSR1) before, between and after. Per iteration = (2M run - M run) / M, for the '
@@ -219,7 +225,7 @@ md = ['# bpftrace `@[probe] = count()`: instructions per probe hit (QEMU -icount
       'instructions / iter | blocked entries / hit | getppid count exact |',
       '|---|---|---|---|---|---|---|---|---|---|']
 for st in setorder:
-    for mode in ('map', 'cookie', 'expand'):
+    for mode in ('map', 'cookie', 'expand', 'func'):
         r = rows.get((st, mode))
         if not r:
             continue
@@ -239,10 +245,16 @@ ex = ['N = %s: %+.0f' % (' / '.join(num(n) for n in sorted(rows[(st, 'map')]['n'
       for st in setorder if (st, 'map') in med and (st, 'expand') in med]
 if ex:
     md += ['expand - map (stock 0.17 path, one perf-event kprobe and program per function): %s.' % '; '.join(ex)]
+fx = ['N = %s: %+.0f' % (' / '.join(num(n) for n in sorted(rows[(st, 'map')]['n'], key=str)),
+                         med[(st, 'func')] - med[(st, 'map')])
+      for st in setorder if (st, 'map') in med and (st, 'func') in med]
+if fx:
+    md += ['func - map (stock 0.17 `@[func]`: the same one kprobe_multi program, keyed by '
+           '`bpf_get_func_ip()` in its own hash, no probe string): %s.' % '; '.join(fx)]
 md += ['', 'Loop functions (>= 0.5 hits per iteration):', '']
 for st in setorder:
     names = set()
-    for mode in ('map', 'cookie', 'expand'):
+    for mode in ('map', 'cookie', 'expand', 'func'):
         if (st, mode) in rows:
             names |= rows[(st, mode)]['names']
     md.append('- `%s`: %s' % (rows.get((st, 'map'), rows.get((st, 'cookie'), {'pattern': st}))['pattern'],
@@ -285,6 +297,17 @@ gcc -O2 -static -Wall -Wextra -o "$TMP/bt-trigger" "$S/bt-trigger.c"
 cp "$BTP" "$TMP/bpftrace-ipc"
 BT_MD5=$(md5sum < "$TMP/bpftrace-ipc" | cut -d' ' -f1)
 EXTRA="$TMP/bpftrace-ipc $TMP/bt-trigger $TMP/bench-bpftrace-guest.sh"
+# Debian's bpftrace for the func rows, as ./bpftrace (its libraries come
+# with it: scripts/mkinitramfs.sh copies the ldd closure).
+STOCK=$(command -v bpftrace || :)
+if [ -n "$STOCK" ]; then
+	EXTRA="$EXTRA $STOCK"
+	STOCK_VERSION=$("$STOCK" --version)
+else
+	echo "bench-bpftrace: no bpftrace on the host (make demo installs Debian's): no func rows" >&2
+	SETS=$(echo "$SETS" | sed 's/ func\b//g; s/|func /|/g')
+	STOCK_VERSION=none
+fi
 # mkinitramfs.sh takes build/tools/bpftool itself; another one goes in
 # as /bpf/bpftool.
 if [ -n "$BPFTOOL" ] && [ "$(realpath "$BPFTOOL")" != "$(realpath -m "$BUILD/tools/bpftool/bpftool")" ]; then
@@ -343,8 +366,10 @@ snap() {	# ID K PID
 		[ $n -lt 600 ] || { bad "$1: no snapshot $2 after 60 s"; return 1; }
 		nap 0.1
 	done
+	# @[probe] keys are "kprobe:NAME", @[func] keys "NAME": kept as NAME
 	tail -c +$((sz0 + 1)) $W/$1.out |
-		sed -n 's/^@\[\(.*\)\]: \([0-9]*\)$/\1 \2/p' > $W/$1.s$2
+		sed -n -e 's/^@\[kprobe:\(.*\)\]: \([0-9]*\)$/\1 \2/p' \
+			-e 's/^@\[\(.*\)\]: \([0-9]*\)$/\1 \2/p' > $W/$1.s$2
 	[ $n = 0 ] || warn "id=$1 snapshot $2 took $n extra waits of 0.1 s"
 	rmisses $3
 	echo "bb-snap id=$1 k=$2 recursion_misses=$RM"
@@ -413,8 +438,9 @@ deltas() {	# ID
 			printf "bb-hits id=%s d1=%.0f d2=%.0f rest_d1=%.0f rest_d2=%.0f rest_funcs=%d funcs_hit=%d\n", id, t1, t2, o1, o2, no, nf
 			# Nothing but the loop calls getppid(): its count must
 			# rise by exactly ITERS, then 2 x ITERS.
-			f = "kprobe:__do_sys_getppid"
-			d1 = s1[f] - s0[f]; d2 = s2[f] - s1[f]
+			# (@[func] may name it by its alias __x64_sys_getppid)
+			f = "__do_sys_getppid"; g = "__x64_sys_getppid"
+			d1 = s1[f] + s1[g] - s0[f] - s0[g]; d2 = s2[f] + s2[g] - s1[f] - s1[g]
 			printf "bb-check id=%s getppid_d1=%.0f getppid_d2=%.0f exact=%s\n", id, d1, d2, (d1 == m && d2 == 2 * m) ? "yes" : "NO"
 		}' $W/$1.s0 $W/$1.s1 $W/$1.s2
 }
@@ -435,8 +461,12 @@ session() {	# SET PATTERN MODE REP
 	: > $W/$id.out
 	: > $W/$id.err
 	stamp; t0=$T
-	env BPFTRACE_MULTI_PROBE_ID=$3 $BTP -e "kprobe:$2 { @[probe] = count(); }" \
-		> $W/$id.out 2> $W/$id.err &
+	if [ $3 = func ]; then
+		./bpftrace -e "kprobe:$2 { @[func] = count(); }" > $W/$id.out 2> $W/$id.err &
+	else
+		env BPFTRACE_MULTI_PROBE_ID=$3 $BTP -e "kprobe:$2 { @[probe] = count(); }" \
+			> $W/$id.out 2> $W/$id.err &
+	fi
 	pid=$!
 	wait_line $W/$id.err __BPFTRACE_NOTIFY_PROBES_ATTACHED $pid
 	case $? in
@@ -513,6 +543,7 @@ MD=$RESULTS/bpftrace-icount.md
 	echo "command: BT_ITERS=$ITERS BT_REPS=$REPS BT_SETS='$SETS' scripts/bench-bpftrace.sh"
 	echo "accelerator: QEMU -icount shift=0,sleep=off (TCG, one host thread), 2 vCPUs, base kernel"
 	echo "bpftrace: $BT_VERSION (md5 $BT_MD5, $BTP)"
+	echo "stock bpftrace (func rows): $STOCK_VERSION${STOCK:+ ($STOCK)}"
 	echo "bpftool: ${BPFTOOL:-none}"
 	echo "VM run: ${secs} s, exit status $rc"
 	echo
