@@ -104,7 +104,8 @@ Variables (make VAR=value target):
   EXTRA_PATCHES="f"  apply these after the mirror files (patches/variants/)
   TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
   VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x)  JOBS=n (kernel builds)
-  NO_BUILD=1         bench, bench-gen-lookup, bench-funcip, bench-kfunc-cost: use what is built
+  NO_BUILD=1         bench, bench-gen-lookup, bench-funcip, bench-kfunc-cost,
+                     bench-retsnoop: use what is built
 endef
 export HELP
 

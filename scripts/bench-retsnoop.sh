@@ -150,16 +150,25 @@ for k in order:
     md.append('| -%s | %s | %s | **%s** | %s | %s | %s |' % (
         k[0], ' / '.join('{:,}'.format(a) for a in sorted(r['att'])), name[k[2]], fmt(per),
         fmt(r['runs'], 3), fmt(r['attach'], 2), fmt(r['detach'], 2)))
-md += ['', '## Map against the alternative', '',
-       '| mode | N | alternative | alternative - map (instructions per call) | map, % of alternative |',
-       '|---|---|---|---|---|']
-for (mode, n, ids), v in sorted(med.items()):
-    if ids == 'map':
-        continue
-    mv = med.get((mode, n, 'map'))
-    if mv is None:
-        continue
-    md.append('| -%s | %s | %s | %+.0f | %.1f |' % (mode, '{:,}'.format(n), name[ids], v - mv, 100 * mv / v))
+md += ['', '## Summary: instructions per traced call (medians)', '',
+       'N: the functions asked for (the table above has the number attached).', '',
+       '| N | -M, cookie | -M, ip_cookie map | -M, cookie - map | -F, HASH | -F, ip_cookie map | -F, HASH - map |',
+       '|---|---|---|---|---|---|---|']
+
+
+def cell(k):
+    return '{:,.0f}'.format(med[k]) if k in med else '-'
+
+
+def diff(a, b):
+    return '{:+,.0f}'.format(med[a] - med[b]) if a in med and b in med else '-'
+
+
+for n in sorted({k[1] for k in med}):
+    md.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+        '{:,}'.format(n), cell(('M', n, 'cookie')), cell(('M', n, 'map')),
+        diff(('M', n, 'cookie'), ('M', n, 'map')), cell(('F', n, 'hash')), cell(('F', n, 'map')),
+        diff(('F', n, 'hash'), ('F', n, 'map'))))
 md += ['', 'Warnings in the raw output: %d.' % len(warns)] + ['- %s' % w for w in warns]
 open(out, 'w').write('\n'.join(md) + '\n')
 print('\n'.join(md))
