@@ -127,7 +127,10 @@ md = ['# retsnoop: instructions per traced call (QEMU -icount)', '',
       'once; no call stack is emitted (getppid() does not fail).',
       '- Median (min-max) over the reps (%s). N: functions retsnoop reported attached. Program '
       'runs per iteration: `run_cnt` of the programs, over a separate M iterations with '
-      '`kernel.bpf_stats_enabled` (2: only the loop\'s call ran them). Attach: from retsnoop\'s '
+      '`kernel.bpf_stats_enabled` (2: only the loop\'s call ran them; a few runs more per pass, '
+      'the same at any M, are fixed work around the pass, e.g. functions the calibration did not '
+      'see while the trigger starts or bpf_stats is switched on, which the timed runs, 2M less '
+      'M, cancel). Attach: from retsnoop\'s '
       'start to "Receiving data..."; detach: from SIGINT to its exit; both on the guest\'s '
       'clock, which under -icount counts one ns per instruction and skips idle time to the next '
       'timer: **not** wall time. The VM ran %s (host wall time, beside other work).'

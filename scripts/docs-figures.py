@@ -54,7 +54,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ['README.md', 'series/cover-letter.txt'] + sorted(
-    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, 'docs/*.md')))
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, 'docs/*.md'))
+    + [os.path.join(ROOT, 'contrib/retsnoop/README.md')])
 # Files whose every measured figure is generated or has a source.
 STRICT = ['README.md', 'series/cover-letter.txt']
 
