@@ -293,6 +293,7 @@ awk -F'|' -v ea=$eq_a -v ed=$eq_d -v ef=$eq_f '
 	{
 		eq = "-"
 		if ($1 ~ /^a-/) eq = ea
+		if ($1 == "a-bpftrace-func-ret") eq = "- (shown above)"
 		if ($1 ~ /^d-/) eq = ed
 		if ($1 ~ /^fc-/) eq = ef
 		row("\047" $2 "\047", $4 == "" ? "-" : $4, $3, $5, $6, $7, $8, eq)
