@@ -103,7 +103,7 @@ Variables (make VAR=value target):
   MIRROR=none        no mirror files      KDIR=/path   your own 7.3 tree as source
   EXTRA_PATCHES="f"  apply these after the mirror files (patches/variants/)
   TESTS="a b"        test_progs tests (default: the series' + scripts/tests.list)
-  VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x)  JOBS=n (kernel builds)
+  VM_ACCEL=kvm|tcg|icount  VM_TIMEOUT=s (default 3600; 7200 for make test ARCH=s390x or arm64)  JOBS=n (kernel builds)
   NO_BUILD=1         bench, bench-gen-lookup, bench-funcip, bench-kfunc-cost,
                      bench-retsnoop: use what is built
 endef

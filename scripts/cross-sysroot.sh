@@ -34,8 +34,9 @@ esac
 multiarch=$triplet
 [ "$ARCH" = i386 ] && multiarch=i386-linux-gnu
 # What test_progs, bpftool and the guest's /init need: libelf (and its
-# zlib and zstd), and a static busybox.
-PKGS="libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 busybox-static"
+# zlib and zstd), OpenSSL's libcrypto (7.3's bpftool signs programs,
+# tools/bpf/bpftool/sign.c), and a static busybox.
+PKGS="libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 libssl-dev libssl3 busybox-static"
 
 if [ -f "$SR/.done" ] && [ "$(cat "$SR/.done")" = "$PKGS" ]; then
 	echo "$SR"
@@ -78,8 +79,9 @@ for t in /usr/bin/"$triplet"-*; do
 done
 rm -f "$TC/$triplet-gcc"
 libs="$SR/usr/lib/$multiarch:$SR/lib/$multiarch"
-inc=-I$SR/usr/include
-[ "$multiarch" = "$triplet" ] || inc="$inc -I$SR/usr/include/$multiarch"
+# The multiarch directory holds the architecture's own headers
+# (openssl/opensslconf.h): before the host's /usr/include.
+inc="-I$SR/usr/include/$multiarch -I$SR/usr/include"
 cat > "$TC/$triplet-gcc" <<EOT
 #!/bin/sh
 exec /usr/bin/$triplet-gcc "\$@" $inc -L$SR/usr/lib/$multiarch -L$SR/lib/$multiarch -Wl,-rpath-link,$libs

@@ -33,8 +33,11 @@ unset ARCH
 MAKEFLAGS=$(sed -E 's/(^| )ARCH=[^ ]*//g' <<< "${MAKEFLAGS:-}")
 export TEST_ARCH
 # All of s390x's tests take about 80 minutes under TCG on 2 cores
-# (docs/results/arches.md), more than vm-run.sh's default hour.
-[ "$TEST_ARCH" = s390x ] && export VM_TIMEOUT=${VM_TIMEOUT:-7200}
+# (docs/results/arches.md), more than vm-run.sh's default hour; arm64's
+# come close to it since its kprobe.multi tests run (7.3).
+case $TEST_ARCH in
+s390x|arm64) export VM_TIMEOUT=${VM_TIMEOUT:-7200} ;;
+esac
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini${TEST_ARCH:+-$TEST_ARCH}
 FLAVOR=debug${TEST_ARCH:+-$TEST_ARCH}
 
@@ -135,13 +138,6 @@ if [ -n "$all" ]; then
 	smoke="$smoke if grep -qE '^ +100 read_zero\$' /tmp/fc.out;"
 	smoke="$smoke then echo '#0       sample_ipcookie_funccount:OK';"
 	smoke="$smoke else echo '#0       sample_ipcookie_funccount:FAIL'; fi"
-	if [ "$TEST_ARCH" = arm64 ]; then
-		# No kprobe.multi there (scripts/arch-limits.txt): the tool
-		# must fail to attach.
-		smoke="if ./ipcookie_funccount -d 1 read_zero > /tmp/fc.out 2>&1;"
-		smoke="$smoke then echo '#0       sample_ipcookie_funccount:FAIL';"
-		smoke="$smoke else cat /tmp/fc.out; echo '#0       sample_ipcookie_funccount:SKIP'; fi"
-	fi
 	# No sample tools are built for i386 (scripts/build-runner-i386.sh).
 	[ "$TEST_ARCH" = i386 ] && smoke="echo 'test: sample tools not built for i386'"
 	cmd="$cmd; rc=\$?; $smoke; exit \$rc"
