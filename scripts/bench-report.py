@@ -531,7 +531,7 @@ if fmulti:
             '%.1f%%' % pct_of_empty(eh, fmulti[p][v]['median'])
             if fmulti[p].get(v) and fmulti[p][v].get('median') is not None else '-'
             for v in FMV) + ' |')
-    md.append('\n"% of empty": the empty program\'s %s per trigger over the '
+    md.append('\n"%% of empty": the empty program\'s %s per trigger over the '
               'variant\'s (empty + delta), its rate as a share of the empty '
               'program\'s, as the upstream fentry-multi threads report it. '
               '"other fires per hit": runs of the program for attached functions '
