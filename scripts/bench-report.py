@@ -72,6 +72,8 @@ with open(raw_path) as f:
             att.append({k: num(v) for k, v in kv(line).items()})
         elif line.startswith('ipc-attach:'):
             env['attachable'] = kv(line).get('attachable', '?')
+        elif line.startswith('ipc-fmulti:'):
+            env['fmulti_attachable'] = kv(line).get('attachable', '?')
         elif line.startswith('ipc-env:'):
             guest.append(line[len('ipc-env: '):])
         elif line.startswith('ipc-vuln:'):
@@ -164,6 +166,7 @@ def find_outliers(what, by, base):
 
 kmulti = hot('ipc-kmulti-', 'funcs')
 fentry = hot('ipc-fentry-', None)
+fmulti = hot('ipc-fmulti-', 'funcs')
 umulti = hot('ipc-umulti-', None)
 
 # --- lookup micro-benchmark, delta over the loop without a lookup
@@ -269,6 +272,11 @@ for p in sorted(kmulti, key=lambda x: (x == 0, x)):
     if il == il:
         target('kprobe.multi N=%s: {ip, link_id} at or below the cookie' % (p or 'all'),
                il <= c, '{ip,link} %+.2f vs cookie %+.2f %s over empty' % (il, c, U))
+    r = dn(p, 'rhash')
+    if r == r:
+        target('kprobe.multi N=%s: IP_COOKIE below RHASH (issue 45)' % (p or 'all'),
+               best < r, 'best of ipc/kfunc %+.2f vs ip->RHASH %+.2f %s over empty' % (
+                   best, r, U))
 ipc_d = [dn(p, 'ipc') for p in sorted(kmulti, key=lambda x: (x == 0, x))]
 if len(ipc_d) > 1 and min(ipc_d) > 0:
     spread = max(ipc_d) / min(ipc_d) - 1
@@ -312,12 +320,58 @@ for n in sorted(lookup):
     target('lookup N=%d: IP_COOKIE at most 1/3 of HASH' % n,
            i > 0 and 3 * i <= h, 'ipc %.2f, hash %.2f %s (%.2fx)' %
            (i, h, U, h / i if i > 0 else float('nan')))
+    rh = lookup[n].get('rhash', {}).get('median', float('nan'))
+    if rh == rh:
+        target('lookup N=%d: IP_COOKIE at most 1/3 of RHASH (issue 45)' % n,
+               i > 0 and 3 * i <= rh, 'ipc %.2f, rhash %.2f %s (%.2fx)' %
+               (i, rh, U, rh / i if i > 0 else float('nan')))
+
+
+def fm(p, v):
+    return fmulti.get(p, {}).get(v, {}).get('median', float('nan'))
+
+
+def fm_empty(p):
+    e = fmulti.get(p, {}).get('empty', {})
+    return 1000.0 / e['mops'] if e.get('mops') else float('nan')
+
+
+def pct_of_empty(eh, d):
+    return 100.0 * eh / (eh + d)
+
+
+for p in sorted(fmulti):
+    eh = fm_empty(p)
+    c = fm(p, 'cookie')
+    best = min((x for x in (fm(p, 'ipc'), fm(p, 'kfunc')) if x == x), default=float('nan'))
+    if c == c and best == best:
+        pc, pb = pct_of_empty(eh, c), pct_of_empty(eh, best)
+        target('fentry.multi N=%d: IP_COOKIE within 10 points of the multi-link cookie (issue 45)' % p,
+               pc - pb <= 10, 'best of ipc/kfunc %.1f%% vs cookie %.1f%% of empty '
+               '(%+.2f vs %+.2f %s over empty %.2f)' % (pb, pc, best, c, U, eh))
+    wa, wi = fm(p, 'wide_array'), fm(p, 'wide_ipc')
+    if wa == wa and wi == wi:
+        target('fentry.multi N=%d, 64 B of data: IP_COOKIE at or below cookie->ARRAY (issue 45)' % p,
+               wi <= wa, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (wi, wa, U))
 if 100000 in memory and 'ipc' in memory[100000]:
     m = memory[100000]['ipc']
     target('memory at 100k: <= 40 B per 8-byte-value entry',
            m['memlock_per_entry'] <= 40 and 0 <= m['memcg_per_entry'] <= 40,
            'memlock %.1f B, memcg %.1f B' % (m['memlock_per_entry'],
                                             m['memcg_per_entry']))
+if 100000 in memory and 'ipc' in memory[100000] and 'rhash' in memory[100000]:
+    m, r = memory[100000]['ipc'], memory[100000]['rhash']
+    target('memory at 100k: IP_COOKIE at or below RHASH by memcg (issue 45)',
+           m['memcg_per_entry'] <= r['memcg_per_entry'],
+           'IP_COOKIE %.1f B, RHASH %.1f B per entry' % (m['memcg_per_entry'],
+                                                         r['memcg_per_entry']))
+for n in sorted(popul):
+    m, r = popul[n].get('ipc'), popul[n].get('rhash')
+    if m and r:
+        target('populate N=%d: IP_COOKIE batch insert at least as fast as RHASH\'s (issue 45)' % n,
+               m['batch_ns_per_op'] <= r['batch_ns_per_op'],
+               'IP_COOKIE %.0f vs RHASH %.0f ns per insert' % (
+                   m['batch_ns_per_op'], r['batch_ns_per_op']))
 if attach:
     big = 50000 if 50000 in attach else max(attach)
     a = attach[big]
@@ -334,25 +388,27 @@ with open(os.path.join(out, 'results-%s.csv' % mode), 'w', newline='') as f:
     w.writerow(['section', 'variant', 'param', 'round', 'metric', 'value'])
     w.writerows(rows)
 summary = {'env': env, 'guest': guest, 'vulnerabilities': vuln,
-           'failures': fails, 'kmulti': kmulti, 'fentry': fentry,
+           'failures': fails, 'kmulti': kmulti, 'fentry': fentry, 'fmulti': fmulti,
            'umulti': umulti, 'lookup': lookup, 'resize': resize, 'memory': memory,
            'populate': popul, 'attach': attach, 'targets': targets,
            'unit': UNIT, 'boots': NBOOTS, 'outliers': outliers}
 with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
     json.dump(summary, f, indent=1, sort_keys=True, default=str)
 
-KM = ['funcip', 'cookie', 'cookie_array', 'cookie_o1', 'cookie_array_o1', 'hash', 'ipc', 'kfunc',
-      'funcip_link', 'ipc_link']
+KM = ['funcip', 'cookie', 'cookie_array', 'cookie_o1', 'cookie_array_o1', 'hash', 'rhash', 'ipc',
+      'kfunc', 'funcip_link', 'ipc_link']
 KM = [v for v in KM if any(v in kmulti[p] for p in kmulti)]
 NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
          'cookie_o1': 'O(1) cookie', 'cookie_array_o1': 'O(1) cookie->ARRAY',
          'funcip': 'ip only (no lookup)', 'funcip_link': 'ip + link ID only (no lookup)',
          'wide_array': 'cookie->ARRAY, 64 B', 'wide_ipc': 'ip->IP_COOKIE, 64 B',
-         'hash': 'ip->HASH', 'ipc': 'ip->IP_COOKIE',
+         'hash': 'ip->HASH', 'rhash': 'ip->RHASH', 'ipc': 'ip->IP_COOKIE',
          'kfunc': 'bpf_ip_cookie_lookup()',
          'ipc_link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
          'hash-nopre': 'HASH no-prealloc', 'kmulti-cookies': 'kprobe.multi cookies'}
-MAPS = {'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc', 'hash-nopre': 'HASH no-prealloc'}
+MAPS = {'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc', 'hash-nopre': 'HASH no-prealloc',
+        'rhash': 'RHASH'}
+MEMK = ('ipc', 'hash', 'hash-nopre', 'rhash')
 
 
 def nstr(p):
@@ -377,7 +433,10 @@ md.append('Produced by `%s` (scripts/bench.sh -> '
           'scripts/bench-guest.sh in the VM -> '
           'scripts/bench-report.py). Raw output: `raw-%s.txt`, every sample: '
           '`results-%s.csv`, medians: `summary-%s.json`.\n' %
-          ('make bench QUICK=1' if mode == 'quick' else 'make bench', mode, mode, mode))
+          ('make bench' + (' QUICK=1' if 'quick' in mode.split('-') else '') +
+           (' ONLY=icount' if ICOUNT else '') +
+           (' FAMILIES="%s"' % env['families'] if env.get('families') else ''),
+           mode, mode, mode))
 md.append('- Accelerator: **%s**%s' % (env.get('accel', '?').upper(), {
     'tcg': ' (pure emulation: calls, returns, indirect branches and TLB '
            'misses cost far more than on hardware; a TCG time ratio is not a '
@@ -421,7 +480,7 @@ md.append('\n"other fires per hit": runs of the program for attached functions '
           'they are included in the delta-ns).\n')
 
 md.append('## fentry (N = 1): %s per trigger over the empty program\n' % UNIT)
-FV = ['funcip', 'cookie', 'cookie_array', 'hash', 'ipc', 'kfunc', 'wide_array', 'wide_ipc']
+FV = ['funcip', 'cookie', 'cookie_array', 'hash', 'rhash', 'ipc', 'kfunc', 'wide_array', 'wide_ipc']
 FV = [v for v in FV if 1 in fentry and v in fentry[1]]
 md.append('| empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FV) + ' |')
 md.append('|---|' + '---|' * len(FV))
@@ -442,6 +501,41 @@ md.append('"%% of empty": the empty program\'s %s per trigger over the '
           'program\'s. The 64 B variants read all 64 bytes of per-function '
           'data found by the cookie as an ARRAY index or by the IP in an '
           'IP_COOKIE map.\n' % UNIT)
+
+if fmulti:
+    FMV = [v for v in FV if any(v in fmulti[p] for p in fmulti)]
+    md.append('## fentry.multi: %s per trigger over the empty program\n' % UNIT)
+    md.append('One fentry.multi program on one tracing multi-link over N functions '
+              '(the trigger among them), function i with multi-link cookie i + 1; '
+              'N = all: every function with BTF, an ftrace site and a unique name '
+              '(%s).\n' % env.get('fmulti_attachable', '?'))
+    md.append('| N | empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FMV) +
+              ' | other fires per hit |')
+    md.append('|---|---|' + '---|' * len(FMV) + '---|')
+    ffires = {}
+    for (s_, v, p, r, m, x) in rows:
+        if s_ == 'ipc-fmulti' and m == 'fires_per_hit' and v == 'empty':
+            ffires.setdefault(p, []).append(x - 1)
+    for p in sorted(fmulti):
+        e = fmulti[p].get('empty', {})
+        md.append('| %d | %.2f (%.3f M/s) | ' % (p, fm_empty(p), e.get('mops', float('nan'))) +
+                  ' | '.join(cell(fmulti[p].get(v)) for v in FMV) +
+                  ' | %.3f |' % med(ffires.get(p, [])))
+    md.append('')
+    md.append('## fentry.multi: % of the empty program\n')
+    md.append('| N | ' + ' | '.join(NAMES[v] for v in FMV) + ' |')
+    md.append('|---|' + '---|' * len(FMV))
+    for p in sorted(fmulti):
+        eh = fm_empty(p)
+        md.append('| %d | ' % p + ' | '.join(
+            '%.1f%%' % pct_of_empty(eh, fmulti[p][v]['median'])
+            if fmulti[p].get(v) and fmulti[p][v].get('median') is not None else '-'
+            for v in FMV) + ' |')
+    md.append('\n"%% of empty": the empty program\'s %s per trigger over the '
+              'variant\'s (empty + delta), its rate as a share of the empty '
+              'program\'s, as the upstream fentry-multi threads report it. '
+              '"other fires per hit": runs of the program for attached functions '
+              'other than the trigger, per trigger call.\n' % UNIT)
 
 if 1 in umulti:
     md.append('## uprobe.multi (N = 1): %s per trigger over the empty program\n' % UNIT)
@@ -465,14 +559,17 @@ if 1 in umulti:
 md.append('## Lookup micro-benchmark: %s per lookup over the loop without a lookup\n' % UNIT)
 md.append('Keys: real kernel text addresses from /proc/kallsyms, shuffled; above '
           'their number, synthetic addresses 16 bytes apart (see raw `ipc-keys:` lines).\n')
-md.append('| entries | IP_COOKIE | HASH | ARRAY (by index) | HASH / IP_COOKIE |')
-md.append('|---|---|---|---|---|')
+md.append('| entries | IP_COOKIE | HASH | RHASH | ARRAY (by index) | HASH / IP_COOKIE | '
+          'RHASH / IP_COOKIE |')
+md.append('|---|---|---|---|---|---|---|')
 for n in sorted(lookup):
     i = lookup[n].get('ipc', {}).get('median', float('nan'))
     h = lookup[n].get('hash', {}).get('median', float('nan'))
-    md.append('| %d | %s | %s | %s | %.2fx |' % (
+    rh = lookup[n].get('rhash', {}).get('median', float('nan'))
+    md.append('| %d | %s | %s | %s | %s | %.2fx | %.2fx |' % (
         n, cell(lookup[n].get('ipc')), cell(lookup[n].get('hash')),
-        cell(lookup[n].get('array')), h / i if i > 0 else float('nan')))
+        cell(lookup[n].get('rhash')), cell(lookup[n].get('array')),
+        h / i if i > 0 else float('nan'), rh / i if i > 0 else float('nan')))
 md.append('')
 
 if resize:
@@ -496,11 +593,11 @@ if not memory:
 else:
     md.append('| entries | ' + ' | '.join(
         '%s memlock / memcg (right after filling)' % MAPS[k]
-        for k in ('ipc', 'hash', 'hash-nopre')) + ' | kprobe.multi cookies |')
-    md.append('|---|---|---|---|---|')
+        for k in MEMK) + ' | kprobe.multi cookies |')
+    md.append('|---|' + '---|' * len(MEMK) + '---|')
     for n in sorted(memory):
         c = []
-        for k in ('ipc', 'hash', 'hash-nopre'):
+        for k in MEMK:
             m = memory[n].get(k)
             c.append(('%.1f / %.1f' % (m['memlock_per_entry'], m['memcg_per_entry'])
                       + (' (%.1f)' % m['memcg_filled_per_entry']
@@ -527,22 +624,29 @@ if not popul:
 else:
     md.append('| entries | map | single insert ns/op | load by singles ms | '
               'batch ns/op | load by batch ms | resize (grow) p50/p99/max us | '
-              'other updates p50/p99/max us |')
-    md.append('|---|---|---|---|---|---|---|---|')
+              'other updates p50/p99/max us | single delete ns/op | '
+              'batch delete ns/op | inserts refused |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|---|')
     for n in sorted(popul):
-        for k in ('ipc', 'hash', 'hash-nopre'):
+        for k in MEMK:
             d = popul[n].get(k)
             if not d:
                 continue
             g = ('%.1f / %.1f / %.1f (%d grows)' % (
                 d['grow_p50_us'], d['grow_p99_us'], d['grow_max_us'], d['grow_n'])
                  if d.get('grow_n') else '-')
-            md.append('| %d | %s | %.0f | %.2f | %.0f | %.2f | %s | %.1f / %.1f / %.1f |' % (
+            md.append('| %d | %s | %.0f | %.2f | %.0f | %.2f | %s | %.1f / %.1f / %.1f | %s | %s | %s |' % (
                 n, MAPS[k],
                 d['single_ns_per_op'], d['load_single_ms'], d['batch_ns_per_op'],
                 d['load_batch_ms'], g, d['other_p50_us'], d['other_p99_us'],
-                d['other_max_us']))
-    md.append('')
+                d['other_max_us'],
+                '%.0f' % d['del_single_ns_per_op'] if 'del_single_ns_per_op' in d else '-',
+                '%.0f' % d['del_batch_ns_per_op'] if 'del_batch_ns_per_op' in d else '-',
+                '%d' % d['refused'] if 'refused' in d else '-'))
+    md.append('\nRHASH: `BPF_F_NO_PREALLOC`, `map_extra` (its size hint) the entry '
+              'count up to its limit of 65535; rhashtable resizes in a worker, '
+              'outside the timed calls, so it has no resize column. Deletes: the '
+              'single inserts\' map one key at a time, the batch\'s map by one batch.\n')
 
 md.append('## Attach plus populate (kprobe.multi, ms)\n')
 if not attach:
@@ -617,16 +721,15 @@ for v in KM:
 if kmulti:
     plot('kmulti-delta', 'kprobe.multi: cost over the empty program',
          'delta %s per trigger' % UNIT, kser, xlabel='attached functions N')
-lser = [(NAMES[v] if v != 'ipc' else 'IP_COOKIE', [(n, lookup[n][v]['median']) for n in sorted(lookup)
-                                                  if v in lookup[n]])
-        for v in ('ipc', 'hash', 'array')]
-lser[1] = ('HASH', lser[1][1])
+LK = {'ipc': 'IP_COOKIE', 'hash': 'HASH', 'rhash': 'RHASH', 'array': NAMES['array']}
+lser = [(LK[v], [(n, lookup[n][v]['median']) for n in sorted(lookup) if v in lookup[n]])
+        for v in ('ipc', 'hash', 'rhash', 'array')]
 if lookup:
     plot('lookup-ns', 'map lookup, shuffled kernel addresses', '%s per lookup' % UNIT,
          lser, xlabel='entries')
 mser = []
 for k, t in (('ipc', 'IP_COOKIE'), ('hash', 'HASH prealloc'),
-             ('hash-nopre', 'HASH no-prealloc')):
+             ('hash-nopre', 'HASH no-prealloc'), ('rhash', 'RHASH')):
     mser.append((t + ' (memlock)', [(n, memory[n][k]['memlock_per_entry'])
                                     for n in sorted(memory) if k in memory[n]]))
     mser.append((t + ' (memcg)', [(n, memory[n][k]['memcg_per_entry'])

@@ -21,6 +21,10 @@
 #   NO_BUILD=1     use what is already built
 #   KCOOKIE=0      skip the O(1)-cookie variant kernel
 #   RESULTS=dir    where to write (default docs/results)
+#   FAMILIES="fentry fmulti ..."  only these families' runs (ipc-<family>-*)
+#                  of every plan; the results are named MODE-part
+#                  (results-icount-quick-part.md, ...), apart from a
+#                  complete run's
 # Which runs a boot makes (families, sizes, rounds) is decided here, in
 # plan(); scripts/bench-guest.sh runs them in the VM as they are given.
 #   scripts/bench.sh plan SET [ONESHOT]   print a plan (QUICK, ROUNDS apply)
@@ -66,11 +70,12 @@ run_flags() {	# run_flags SET
 #               upstream, as control), for kernels with and without
 #               patches/variants/funcip.patch
 plan() {	# plan SET ROUNDS [ONESHOT]
-	local set=$1 nr=$2 oneshot=${3:-1} run kmulti_n lookup_n
+	local set=$1 nr=$2 oneshot=${3:-1} run kmulti_n fmulti_n lookup_n
 	local mem_n pop_n attach_n os_rounds r n v
 	run=$(run_flags "$set")
 	if [ "$QUICK" = 1 ]; then
 		kmulti_n="1 100 1000 10000"
+		fmulti_n="1 100 1000"
 		lookup_n="1 1000 100000 1000000"
 		mem_n="1000 10000 100000 1000000"
 		pop_n="1000 10000"
@@ -78,6 +83,8 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 		os_rounds=1
 	else
 		kmulti_n="1 100 1000 10000 0"	# 0: every attachable function
+		# 0: every function a trampoline takes (BTF, ftrace site)
+		fmulti_n="1 100 1000 10000 0"
 		lookup_n="1 10 100 1000 10000 100000 1000000"
 		mem_n="1000 10000 100000 1000000"
 		pop_n="1000 10000 100000"
@@ -89,6 +96,11 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 	kmulti() {
 		for n in $2; do
 			for v in $1; do echo "$r $run ipc-kmulti-$v --ipc-funcs $n"; done
+		done
+	}
+	fmulti() {
+		for n in $2; do
+			for v in $1; do echo "$r $run ipc-fmulti-$v --ipc-funcs $n"; done
 		done
 	}
 	lookup() {
@@ -108,10 +120,11 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 			kmulti "empty cookie hash ipc ipc_link" "1 1000"
 			lookup "none ipc hash" "1 1000 100000" ;;
 		hot|all)
-			fentry "empty funcip cookie cookie_array ipc kfunc hash wide_array wide_ipc"
+			fentry "empty funcip cookie cookie_array ipc kfunc hash rhash wide_array wide_ipc"
 			umulti "empty offset offset_link cookie cookie_array ipc ipc_link"
-			kmulti "empty funcip funcip_link cookie cookie_array hash ipc kfunc ipc_link" "$kmulti_n"
-			lookup "none ipc hash array" "$lookup_n"
+			kmulti "empty funcip funcip_link cookie cookie_array hash rhash ipc kfunc ipc_link" "$kmulti_n"
+			fmulti "empty funcip cookie cookie_array hash rhash ipc kfunc wide_array wide_ipc" "$fmulti_n"
+			lookup "none ipc hash rhash array" "$lookup_n"
 			[ "$set" = hot ] && continue
 			# Lookups while another CPU resizes; the quiet figure to
 			# compare with is this round's ipc-lookup-ipc run above.
@@ -127,14 +140,14 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 	# maps free after a grace period is gone.
 	for n in $mem_n; do
 		for r in $(seq 1 "$os_rounds"); do
-			for v in ipc hash hash-nopre; do
+			for v in ipc hash hash-nopre rhash; do
 				echo "0 -w 2 -d 2 ipc-mem-$v --ipc-entries $n"
 			done
 		done
 	done
 	for n in $pop_n; do
 		for r in $(seq 1 "$os_rounds"); do
-			for v in ipc hash hash-nopre; do
+			for v in ipc hash hash-nopre rhash; do
 				echo "0 -w 1 -d 1 ipc-populate-$v --ipc-entries $n"
 			done
 		done
@@ -148,8 +161,19 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 	done
 }
 
+# plan, less the runs of families FAMILIES does not name
+plan_of() {	# plan_of SET ROUNDS [ONESHOT]
+	local re
+	if [ -z "${FAMILIES:-}" ]; then
+		plan "$@"
+		return
+	fi
+	re=" ipc-($(echo "$FAMILIES" | tr -s ' ' '|'))-"
+	plan "$@" | grep -E -e "$re" || true
+}
+
 if [ "${1:-}" = plan ]; then
-	plan "${2:-all}" "${ROUNDS:-1}" "${3:-1}"
+	plan_of "${2:-all}" "${ROUNDS:-1}" "${3:-1}"
 	exit
 fi
 
@@ -167,6 +191,7 @@ fi
 
 mode=full
 [ "$QUICK" = 1 ] && mode=quick
+[ -n "${FAMILIES:-}" ] && mode=$mode-part
 rounds=${ROUNDS:-$([ "$QUICK" = 1 ] && echo 2 || echo 1)}
 timeout=$([ "$QUICK" = 1 ] && echo 3600 || echo 14400)
 mkdir -p "$RESULTS" "$BUILD/vm"
@@ -176,6 +201,7 @@ env_file() {	# env_file ACCEL FILE
 	local cfg=$BUILD/kbuild-base/.config
 	{
 		echo "mode=$mode"
+		[ -z "${FAMILIES:-}" ] || echo "families=$FAMILIES"
 		echo "accel=$1"
 		echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 		echo "host_nproc=$(nproc)"
@@ -192,7 +218,7 @@ boot() {	# boot ACCEL RAW N SET [ONESHOT]
 	local accel=$1 raw=$2 n=$3 set=$4 oneshot=${5:-1} log plan rc=0
 	log=$BUILD/vm/bench-$accel-$n.log
 	plan=$BUILD/vm/bench-plan-$accel-$n.txt
-	plan "$set" "$rounds" "$oneshot" > "$plan"
+	plan_of "$set" "$rounds" "$oneshot" > "$plan"
 	VM_ACCEL=$accel VM_EXTRA_FILES="$GUEST $plan" VM_TIMEOUT=${VM_TIMEOUT:-$timeout} \
 		"$ROOT/scripts/vm-run.sh" --kernel base ${IMAGE:+--image "$IMAGE"} --log "$log" -- \
 		"IPC_ENV=\"quick=$QUICK rounds=$rounds set=$set run='$(run_flags "$set")'\" sh /bpf/bench-guest.sh /bpf/$(basename "$plan")" || rc=$?

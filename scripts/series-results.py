@@ -100,7 +100,7 @@ km = s['kmulti']
 ns = by_num(km)
 names = [('cookie', 'cookie'), ('cookie_o1', 'O(1) cookie (variant)'),
          ('cookie_array', 'cookie -> ARRAY'),
-         ('hash', 'ip -> HASH'), ('ipc', 'ip -> IP_COOKIE'),
+         ('hash', 'ip -> HASH'), ('rhash', 'ip -> RHASH'), ('ipc', 'ip -> IP_COOKIE'),
          ('kfunc', 'bpf_ip_cookie_lookup()'),
          ('ipc_link', '{ip, link_id} -> IP_COOKIE')]
 out.append('kprobe.multi, one program on N functions, %s per trigger over '
@@ -127,11 +127,30 @@ def pct(d, v):
 parts = ['%s +%s%s' % (lbl, num(med(fe, v), '%.1f'), pct(fe, v))
          for v, lbl in (('cookie', 'cookie'), ('cookie_array', 'cookie -> ARRAY'),
                         ('kfunc', 'bpf_ip_cookie_lookup()'),
-                        ('ipc', 'IP_COOKIE'), ('hash', 'HASH'))
+                        ('ipc', 'IP_COOKIE'), ('hash', 'HASH'), ('rhash', 'RHASH'))
          if med(fe, v) is not None]
 if parts:
     out.append('fentry on one function, %s over an empty program (and its '
                'rate as a share of the empty program\'s): %s.' % (UNIT, ', '.join(parts)))
+    out.append('')
+fm = s.get('fmulti', {})
+if fm:
+    fns = by_num(fm)
+    out.append('fentry.multi, one program on one tracing multi-link over N '
+               'functions, %s per trigger over an empty program (its rate as a '
+               'share of the empty program\'s):' % UNIT)
+    out.append('')
+    rows = [[lbl] + ['%s%s' % (num(med(fm[n], v), '%.1f'), pct(fm[n], v))
+                     if med(fm[n], v) is not None else '-' for n in fns]
+            for v, lbl in (('cookie', 'multi-link cookie'),
+                           ('cookie_array', 'cookie -> ARRAY'),
+                           ('hash', 'ip -> HASH'), ('rhash', 'ip -> RHASH'),
+                           ('ipc', 'ip -> IP_COOKIE'),
+                           ('kfunc', 'bpf_ip_cookie_lookup()'),
+                           ('wide_array', 'cookie -> ARRAY, 64 B'),
+                           ('wide_ipc', 'ip -> IP_COOKIE, 64 B'))
+            if any(med(fm[n], v) is not None for n in fns)]
+    out += table(['N'] + [nlabel(n) for n in fns], rows)
     out.append('')
 um = s.get('umulti', {}).get('1', {})
 parts = ['%s %s%s' % (lbl, num(med(um, v), '%+.1f'), pct(um, v))
@@ -153,6 +172,8 @@ out.append('Lookups from bpf_loop() over shuffled kernel text addresses, '
 out.append('')
 rows = [['IP_COOKIE'] + [num(med(lk, e, 'ipc'), '%.1f') for e in es],
         ['HASH'] + [num(med(lk, e, 'hash'), '%.1f') for e in es]]
+if any(med(lk, e, 'rhash') is not None for e in es):
+    rows.append(['RHASH'] + [num(med(lk, e, 'rhash'), '%.1f') for e in es])
 ratio = []
 for e in es:
     a, b = med(lk, e, 'ipc'), med(lk, e, 'hash')
@@ -178,10 +199,12 @@ def mcell(e, m):
     return '%.1f / %.1f' % (d['memlock_per_entry'], d['memcg_per_entry'])
 
 
-rows = [[nlabel(e), mcell(e, 'ipc'), mcell(e, 'hash'), mcell(e, 'hash-nopre')]
-        for e in ms]
-out += table(['entries', 'IP_COOKIE', 'HASH prealloc', 'HASH no-prealloc'],
-             rows)
+mk = [k for k in ('ipc', 'hash', 'hash-nopre', 'rhash')
+      if k != 'rhash' or any(mem[e].get(k) for e in ms)]
+rows = [[nlabel(e)] + [mcell(e, k) for k in mk] for e in ms]
+out += table(['entries'] + [{'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc',
+                             'hash-nopre': 'HASH no-prealloc',
+                             'rhash': 'RHASH'}[k] for k in mk], rows)
 out.append('')
 out.append('kprobe.multi cookies, for comparison (from the code, not '
            'measured): 8 bytes per function for the cookies array, next to '

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* BPF_MAP_TYPE_IP_COOKIE against bpf_get_attach_cookie(), ARRAY and HASH:
- * throughput ("hits" = trigger calls), and the helpers every
+/* BPF_MAP_TYPE_IP_COOKIE against bpf_get_attach_cookie(), ARRAY, HASH
+ * and RHASH: throughput ("hits" = trigger calls), and the helpers every
  * bench_ip_cookie*.c file shares.
  *
- *   ipc-kmulti-{empty,funcip,funcip_link,cookie,cookie_array,hash,ipc,kfunc,ipc_link}
+ *   ipc-kmulti-{empty,funcip,funcip_link,cookie,cookie_array,hash,rhash,ipc,kfunc,ipc_link}
  *	one kprobe.multi program on N functions (--ipc-funcs, 0 = all
  *	attachable) including bpf_get_numa_node_id(), the trigger
- *   ipc-fentry-{empty,funcip,cookie,cookie_array,hash,ipc,kfunc,wide_array,wide_ipc}
+ *   ipc-fentry-{empty,funcip,cookie,cookie_array,hash,rhash,ipc,kfunc,wide_array,wide_ipc}
  *	one fentry program on the trigger; "kfunc" is "ipc" through
  *	bpf_ip_cookie_lookup(), the ip by value; "funcip" (and "offset",
  *	"..._link") compute the key and look nothing up
+ *   ipc-fmulti-{empty,funcip,cookie,cookie_array,hash,rhash,ipc,kfunc,wide_array,wide_ipc}
+ *	one fentry.multi program on one tracing multi-link over N functions
+ *	(--ipc-funcs, 0 = every function with BTF that can be traced)
+ *	including the trigger, function i with cookie i + 1
  *   ipc-umulti-{empty,offset,offset_link,cookie,cookie_array,ipc,ipc_link}
  *	one uprobe.multi program on ipc_uprobe_target() of this binary,
  *	called by the producer; "ipc" is keyed by bpf_get_uprobe_offset(),
@@ -29,6 +33,7 @@
 #include "bench_ip_cookie.h"
 #include "bpf_util.h"
 #include "trace_helpers.h"
+#include "bpf/libbpf_internal.h"
 
 #include "ip_cookie_bench.skel.h"
 
@@ -53,7 +58,7 @@ static const struct argp_option opts[] = {
 	{ "ipc-batch", ARG_IPC_BATCH, "N", 0,
 	  "Trigger calls per driver run (1..1000)" },
 	{ "ipc-funcs", ARG_IPC_FUNCS, "N", 0,
-	  "Functions to attach kprobe.multi to, 0 = all attachable" },
+	  "Functions to attach kprobe.multi or fentry.multi to, 0 = all attachable" },
 	{ "ipc-entries", ARG_IPC_ENTRIES, "N", 0,
 	  "Map entries (lookup, mem, populate)" },
 	{ "ipc-loops", ARG_IPC_LOOPS, "N", 0, "Lookups per driver run" },
@@ -103,10 +108,13 @@ const struct argp bench_ip_cookie_argp = {
 	.parser = parse_arg,
 };
 
+/* "ipc-fail:" as the first word: scripts/bench-guest.sh keeps the line
+ * and scripts/bench-report.py fails the run on it.
+ */
 void ipc_die(const char *what, int err)
 {
-	fprintf(stderr, "ip_cookie bench: %s: %d (%s)\n", what, err,
-		strerror(err < 0 ? -err : err));
+	fprintf(stderr, "ipc-fail: %s: %s: %d (%s)\n", env.bench_name, what,
+		err, strerror(err < 0 ? -err : err));
 	exit(1);
 }
 
@@ -262,6 +270,10 @@ static bool skip_func(const char *name)
 	       !strncmp(name, "ip_cookie_", 10) ||
 	       !strncmp(name, "htab_", 5) ||
 	       !strncmp(name, "__htab_", 7) ||
+	       !strncmp(name, "rhtab_", 6) ||
+	       !strncmp(name, "rhashtable_", 11) ||
+	       !strncmp(name, "__rhashtable_", 13) ||
+	       !strncmp(name, "rht_", 4) ||
 	       !strncmp(name, "array_map_", 10) ||
 	       !strncmp(name, "bsearch", 7) ||
 	       !strncmp(name, "addrs_check", 11) ||
@@ -330,13 +342,31 @@ int ipc_create_map(enum bpf_map_type type, __u32 key_size, __u32 n,
 	return fd;
 }
 
+/* RHASH's size hint (map_extra) for @n entries: what it will hold, as
+ * HASH is sized by max_entries, within the hint's limit (U16_MAX).
+ */
+__u32 ipc_rhash_hint(__u32 n)
+{
+	return n < 65535 ? n : 65535;
+}
+
 int ipc_kind_create(enum ipc_kind kind, __u32 n)
 {
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC,
+		    .map_extra = ipc_rhash_hint(n));
+	int fd;
+
 	switch (kind) {
 	case IPC_KIND_IPC:
 		return ipc_create_map(BPF_MAP_TYPE_IP_COOKIE, 8, n, 0);
 	case IPC_KIND_HASH:
 		return ipc_create_map(BPF_MAP_TYPE_HASH, 8, n, 0);
+	case IPC_KIND_RHASH:
+		fd = bpf_map_create(BPF_MAP_TYPE_RHASH, NULL, 8, sizeof(__u64),
+				    n, &o);
+		if (fd < 0)
+			ipc_die("bpf_map_create RHASH", fd);
+		return fd;
 	default:
 		return ipc_create_map(BPF_MAP_TYPE_HASH, 8, n,
 				      BPF_F_NO_PREALLOC);
@@ -349,20 +379,44 @@ const char *ipc_kind_name(enum ipc_kind kind)
 		[IPC_KIND_IPC] = "ipc",
 		[IPC_KIND_HASH] = "hash",
 		[IPC_KIND_HASH_NOPRE] = "hash-nopre",
+		[IPC_KIND_RHASH] = "rhash",
 	};
 
 	return names[kind];
 }
 
-void ipc_fill_batch(int fd, const void *keys, const __u64 *vals, __u32 n)
+/* Insert @n keys and values by batches of the map's key and value sizes.
+ * A key refused with -EBUSY (RHASH: a bucket's chain past rhashtable's
+ * limit) is skipped and counted, and the refusals are reported on an
+ * "ipc-fail:" line, so the run goes on and the report fails it; any other
+ * error ends the run.  Returns the number of keys refused.
+ */
+__u32 ipc_fill_batch(int fd, const void *keys, const void *vals, __u32 n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, o);
-	__u32 cnt = n;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), done = 0, failed = 0, cnt;
 	int err;
 
-	err = bpf_map_update_batch(fd, keys, vals, &cnt, &o);
-	if (err || cnt != n)
-		ipc_die("bpf_map_update_batch", err ?: -EIO);
+	if (bpf_map_get_info_by_fd(fd, &info, &len))
+		ipc_die("map info", -errno);
+	while (done < n) {
+		cnt = n - done;
+		err = bpf_map_update_batch(fd,
+					   (const char *)keys + (size_t)done * info.key_size,
+					   (const char *)vals + (size_t)done * info.value_size,
+					   &cnt, &o);
+		if (!err && cnt == n - done)
+			break;
+		if (err != -EBUSY)
+			ipc_die("bpf_map_update_batch", err ?: -EIO);
+		failed++;
+		done += cnt + 1;
+	}
+	if (failed)
+		printf("ipc-fail: %s: %u of %u inserts refused with -EBUSY (map type %u)\n",
+		       env.bench_name, failed, n, info.type);
+	return failed;
 }
 
 /* Throughput benchmarks */
@@ -446,6 +500,12 @@ void ipc_report_final(struct bench_res res[], int res_cnt)
 	if (misses)
 		printf("ipc-fail: %s: %llu lookups missed\n", env.bench_name,
 		       (unsigned long long)misses);
+	/* Every trigger runs the program: fewer runs than triggers means
+	 * the trigger is not (or not only) what the program is attached to.
+	 */
+	if (total && fires < total - total / 100)
+		printf("ipc-fail: %s: %llu program runs for %ld triggers\n",
+		       env.bench_name, (unsigned long long)fires, total);
 }
 
 void ipc_open_skel(void)
@@ -476,18 +536,21 @@ static void reset_slots(void)
 
 enum variant {
 	V_EMPTY, V_COOKIE, V_COOKIE_ARRAY, V_HASH, V_IPC, V_IPC_LINK,
-	V_WIDE_ARRAY, V_WIDE_IPC, V_KFUNC, V_FUNCIP, V_FUNCIP_LINK,
+	V_WIDE_ARRAY, V_WIDE_IPC, V_KFUNC, V_FUNCIP, V_FUNCIP_LINK, V_RHASH,
+	NR_VARIANTS,
 };
+
+/* max_entries of the RHASH map for @n keys, and its size hint */
+static void set_rhash_size(__u32 n)
+{
+	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_rhash, n);
+	bpf_map__set_map_extra(ipc_ctx.skel->maps.ip_rhash, ipc_rhash_hint(n));
+}
 
 static void kmulti_setup(enum variant v)
 {
-	struct bpf_program *progs[] = {
-		[V_EMPTY] = NULL, [V_COOKIE] = NULL, [V_COOKIE_ARRAY] = NULL,
-		[V_HASH] = NULL, [V_IPC] = NULL, [V_IPC_LINK] = NULL,
-		[V_WIDE_ARRAY] = NULL, [V_WIDE_IPC] = NULL, [V_KFUNC] = NULL,
-		[V_FUNCIP] = NULL, [V_FUNCIP_LINK] = NULL,
-	};
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o);
+	struct bpf_program *progs[NR_VARIANTS] = {};
 	struct bpf_link_info info = {};
 	__u32 info_len = sizeof(info);
 	struct bpf_ip_cookie_key *lkeys;
@@ -501,6 +564,7 @@ static void kmulti_setup(enum variant v)
 	progs[V_COOKIE] = ipc_ctx.skel->progs.kmulti_cookie;
 	progs[V_COOKIE_ARRAY] = ipc_ctx.skel->progs.kmulti_cookie_array;
 	progs[V_HASH] = ipc_ctx.skel->progs.kmulti_hash;
+	progs[V_RHASH] = ipc_ctx.skel->progs.kmulti_rhash;
 	progs[V_IPC] = ipc_ctx.skel->progs.kmulti_ipc;
 	progs[V_IPC_LINK] = ipc_ctx.skel->progs.kmulti_ipc_link;
 	progs[V_KFUNC] = ipc_ctx.skel->progs.kmulti_kfunc;
@@ -517,6 +581,7 @@ static void kmulti_setup(enum variant v)
 
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.cookie_data, n);
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_hash, n);
+	set_rhash_size(n);
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_map, n);
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_link_map, n);
 	bpf_program__set_autoload(prog, true);
@@ -538,6 +603,8 @@ static void kmulti_setup(enum variant v)
 		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.cookie_data), idx, vals, n);
 	if (v == V_HASH)
 		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_hash), addrs, vals, n);
+	if (v == V_RHASH)
+		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_rhash), addrs, vals, n);
 	if (v == V_IPC || v == V_KFUNC)
 		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_map), addrs, vals, n);
 
@@ -585,6 +652,9 @@ static void fentry_setup(enum variant v)
 	case V_HASH:
 		prog = ipc_ctx.skel->progs.fentry_hash;
 		break;
+	case V_RHASH:
+		prog = ipc_ctx.skel->progs.fentry_rhash;
+		break;
 	case V_IPC:
 		prog = ipc_ctx.skel->progs.fentry_ipc;
 		break;
@@ -619,6 +689,7 @@ static void fentry_setup(enum variant v)
 		wide[i] = i + 1;
 	/* The cookie is 1: index 0 of the arrays. */
 	if (bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_hash), &ip, &one, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_rhash), &ip, &one, 0) ||
 	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.ip_map), &ip, &one, 0) ||
 	    bpf_map_update_elem(bpf_map__fd(ipc_ctx.skel->maps.cookie_data), &zero,
 				&one, 0) ||
@@ -630,6 +701,228 @@ static void fentry_setup(enum variant v)
 	if (!ipc_ctx.link)
 		ipc_die("attach fentry", -errno);
 	reset_slots();
+}
+
+/* A function fentry.multi can attach to: its address and BTF ID */
+struct fm_func {
+	__u64 addr;
+	__u32 id;
+};
+
+static int cmp_fm_addr(const void *a, const void *b)
+{
+	const struct fm_func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct fm_name {
+	const char *name;
+	__u32 id;
+};
+
+static int cmp_fm_name(const void *a, const void *b)
+{
+	return strcmp(((const struct fm_name *)a)->name,
+		      ((const struct fm_name *)b)->name);
+}
+
+/* Functions the kernel refuses trampolines for (btf_id_deny of
+ * kernel/bpf/verifier.c): one of them in a multi-link fails the attach.
+ */
+static bool fmulti_denied(const char *name)
+{
+	static const char * const deny[] = {
+		"___migrate_enable", "migrate_disable", "migrate_enable",
+		"rcu_read_unlock_strict", "preempt_count_add",
+		"preempt_count_sub", "__rcu_read_lock", "__rcu_read_unlock",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(deny); i++)
+		if (!strcmp(name, deny[i]))
+			return true;
+	return false;
+}
+
+/* Functions a tracing multi-link can attach to, in the order of
+ * ipc_attachable_funcs() (the trigger first, the rest shuffled): of those,
+ * the ones with one BTF function of their name whose prototype a
+ * trampoline takes (btf_type_is_traceable_func(), libbpf's own check when
+ * it attaches by pattern).  The kernel finds each ID's address by name
+ * (kallsyms_lookup_name()); ipc_attachable_funcs() keeps names that are
+ * unique in kallsyms, so that address is the one in the maps.
+ */
+static struct fm_func *fmulti_funcs(size_t *cnt)
+{
+	struct fm_func *by_addr, *out, key, *f;
+	struct fm_name *names;
+	size_t nr_names = 0, nr = 0, avail, i, m = 0;
+	const struct btf_type *t;
+	struct btf *btf;
+	struct ksym *ks;
+	__u32 id, nr_types;
+	__u64 *addrs;
+	bool dup;
+
+	load_ksyms();
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		ipc_die("load vmlinux BTF", -errno);
+	nr_types = btf__type_cnt(btf);
+	names = calloc(nr_types, sizeof(*names));
+	by_addr = calloc(nr_types, sizeof(*by_addr));
+	if (!names || !by_addr)
+		ipc_die("calloc", -ENOMEM);
+	for (id = 1; id < nr_types; id++) {
+		t = btf__type_by_id(btf, id);
+		if (!btf_is_func(t))
+			continue;
+		names[nr_names].name = btf__name_by_offset(btf, t->name_off);
+		names[nr_names++].id = id;
+	}
+	qsort(names, nr_names, sizeof(*names), cmp_fm_name);
+	for (i = 0; i < nr_names; i++) {
+		dup = (i > 0 && !strcmp(names[i - 1].name, names[i].name)) ||
+		      (i + 1 < nr_names && !strcmp(names[i + 1].name, names[i].name));
+		/* skip_func() leaves the trigger to the caller */
+		if (dup || fmulti_denied(names[i].name) ||
+		    (skip_func(names[i].name) && strcmp(names[i].name, TRIGGER)))
+			continue;
+		if (!btf_type_is_traceable_func(btf, btf__type_by_id(btf, names[i].id)))
+			continue;
+		ks = find_unique_ksym(names[i].name);
+		if (!ks)
+			continue;
+		by_addr[nr].addr = ks->addr;
+		by_addr[nr++].id = names[i].id;
+	}
+	qsort(by_addr, nr, sizeof(*by_addr), cmp_fm_addr);
+
+	addrs = ipc_attachable_funcs(&avail);
+	out = calloc(avail, sizeof(*out));
+	if (!out)
+		ipc_die("calloc", -ENOMEM);
+	for (i = 0; i < avail; i++) {
+		key.addr = addrs[i];
+		f = bsearch(&key, by_addr, nr, sizeof(*by_addr), cmp_fm_addr);
+		if (f)
+			out[m++] = *f;
+	}
+	if (!m || out[0].addr != addrs[0])
+		ipc_die("no BTF function " TRIGGER " to attach fentry.multi to",
+			-ENOENT);
+	free(addrs);
+	free(names);
+	free(by_addr);
+	btf__free(btf);
+	*cnt = m;
+	return out;
+}
+
+static void fmulti_setup(enum variant v)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, o);
+	struct bpf_program *progs[NR_VARIANTS] = {};
+	struct ip_cookie_bench *sk;
+	__u64 *addrs, *cookies, *vals;
+	struct bpf_program *prog;
+	struct fm_func *funcs;
+	size_t avail, n, i, j;
+	__u64 (*wide)[8];
+	__u32 *ids, *idx;
+
+	ipc_open_skel();
+	progs[V_EMPTY] = ipc_ctx.skel->progs.fmulti_empty;
+	progs[V_FUNCIP] = ipc_ctx.skel->progs.fmulti_funcip;
+	progs[V_COOKIE] = ipc_ctx.skel->progs.fmulti_cookie;
+	progs[V_COOKIE_ARRAY] = ipc_ctx.skel->progs.fmulti_cookie_array;
+	progs[V_HASH] = ipc_ctx.skel->progs.fmulti_hash;
+	progs[V_RHASH] = ipc_ctx.skel->progs.fmulti_rhash;
+	progs[V_IPC] = ipc_ctx.skel->progs.fmulti_ipc;
+	progs[V_KFUNC] = ipc_ctx.skel->progs.fmulti_kfunc;
+	progs[V_WIDE_ARRAY] = ipc_ctx.skel->progs.fmulti_wide_array;
+	progs[V_WIDE_IPC] = ipc_ctx.skel->progs.fmulti_wide_ipc;
+	prog = progs[v];
+	if (!prog)
+		ipc_die("no fentry.multi program for this variant", -EINVAL);
+
+	funcs = fmulti_funcs(&avail);
+	n = ipc_args.nr_funcs && ipc_args.nr_funcs < avail ? ipc_args.nr_funcs : avail;
+	if (ipc_args.nr_funcs > avail)
+		fprintf(stderr, "ip_cookie bench: only %zu functions for fentry.multi\n",
+			avail);
+	ipc_args.nr_funcs = n;
+	printf("ipc-fmulti: attachable=%zu funcs=%zu\n", avail, n);
+
+	sk = ipc_ctx.skel;
+	bpf_map__set_max_entries(sk->maps.cookie_data, n);
+	bpf_map__set_max_entries(sk->maps.wide_data, n);
+	bpf_map__set_max_entries(sk->maps.ip_hash, n);
+	set_rhash_size(n);
+	bpf_map__set_max_entries(sk->maps.ip_map, n);
+	bpf_map__set_max_entries(sk->maps.wide_map, n);
+	bpf_program__set_autoload(prog, true);
+	ipc_load_skel(ipc_ctx.skel->progs.trigger_driver, ipc_args.batch_iters);
+
+	/* Function i has cookie i + 1; every map maps it to i + 1 too, the
+	 * 64-byte values to i + 1 .. i + 8.
+	 */
+	addrs = malloc(n * sizeof(*addrs));
+	ids = malloc(n * sizeof(*ids));
+	cookies = malloc(n * sizeof(*cookies));
+	vals = malloc(n * sizeof(*vals));
+	idx = malloc(n * sizeof(*idx));
+	wide = malloc(n * sizeof(*wide));
+	if (!addrs || !ids || !cookies || !vals || !idx || !wide)
+		ipc_die("malloc", -ENOMEM);
+	for (i = 0; i < n; i++) {
+		addrs[i] = funcs[i].addr;
+		ids[i] = funcs[i].id;
+		cookies[i] = i + 1;
+		vals[i] = i + 1;
+		idx[i] = i;
+		for (j = 0; j < 8; j++)
+			wide[i][j] = i + 1 + j;
+	}
+	switch (v) {
+	case V_COOKIE_ARRAY:
+		ipc_fill_batch(bpf_map__fd(sk->maps.cookie_data), idx, vals, n);
+		break;
+	case V_WIDE_ARRAY:
+		ipc_fill_batch(bpf_map__fd(sk->maps.wide_data), idx, wide, n);
+		break;
+	case V_HASH:
+		ipc_fill_batch(bpf_map__fd(sk->maps.ip_hash), addrs, vals, n);
+		break;
+	case V_RHASH:
+		ipc_fill_batch(bpf_map__fd(sk->maps.ip_rhash), addrs, vals, n);
+		break;
+	case V_IPC:
+	case V_KFUNC:
+		ipc_fill_batch(bpf_map__fd(sk->maps.ip_map), addrs, vals, n);
+		break;
+	case V_WIDE_IPC:
+		ipc_fill_batch(bpf_map__fd(sk->maps.wide_map), addrs, wide, n);
+		break;
+	default:
+		break;
+	}
+
+	o.ids = ids;
+	o.cookies = cookies;
+	o.cnt = n;
+	ipc_ctx.link = bpf_program__attach_tracing_multi(prog, NULL, &o);
+	if (!ipc_ctx.link)
+		ipc_die("attach fentry.multi", -errno);
+	reset_slots();
+	free(funcs);
+	free(addrs);
+	free(ids);
+	free(cookies);
+	free(vals);
+	free(idx);
+	free(wide);
 }
 
 /* The uprobe.multi benchmarks' attach point: called --ipc-batch times
@@ -746,6 +1039,19 @@ const struct bench bench_ipc_kmulti_##_name = {				\
 	.report_final = ipc_report_final,				\
 }
 
+#define FMULTI(_name, _v)						\
+static void fmulti_##_name##_setup(void) { fmulti_setup(_v); }	\
+const struct bench bench_ipc_fmulti_##_name = {				\
+	.name = "ipc-fmulti-" #_name,					\
+	.argp = &bench_ip_cookie_argp,					\
+	.validate = ipc_validate,					\
+	.setup = fmulti_##_name##_setup,				\
+	.producer_thread = ipc_producer,				\
+	.measure = ipc_measure,						\
+	.report_progress = hits_drops_report_progress,			\
+	.report_final = ipc_report_final,				\
+}
+
 #define FENTRY(_name, _v)						\
 static void fentry_##_name##_setup(void) { fentry_setup(_v); }	\
 const struct bench bench_ipc_fentry_##_name = {				\
@@ -763,6 +1069,7 @@ KMULTI(empty, V_EMPTY);
 KMULTI(cookie, V_COOKIE);
 KMULTI(cookie_array, V_COOKIE_ARRAY);
 KMULTI(hash, V_HASH);
+KMULTI(rhash, V_RHASH);
 KMULTI(ipc, V_IPC);
 KMULTI(ipc_link, V_IPC_LINK);
 KMULTI(kfunc, V_KFUNC);
@@ -771,12 +1078,23 @@ KMULTI(funcip_link, V_FUNCIP_LINK);
 FENTRY(empty, V_EMPTY);
 FENTRY(cookie, V_COOKIE);
 FENTRY(hash, V_HASH);
+FENTRY(rhash, V_RHASH);
 FENTRY(ipc, V_IPC);
 FENTRY(cookie_array, V_COOKIE_ARRAY);
 FENTRY(wide_array, V_WIDE_ARRAY);
 FENTRY(wide_ipc, V_WIDE_IPC);
 FENTRY(kfunc, V_KFUNC);
 FENTRY(funcip, V_FUNCIP);
+FMULTI(empty, V_EMPTY);
+FMULTI(funcip, V_FUNCIP);
+FMULTI(cookie, V_COOKIE);
+FMULTI(cookie_array, V_COOKIE_ARRAY);
+FMULTI(hash, V_HASH);
+FMULTI(rhash, V_RHASH);
+FMULTI(ipc, V_IPC);
+FMULTI(kfunc, V_KFUNC);
+FMULTI(wide_array, V_WIDE_ARRAY);
+FMULTI(wide_ipc, V_WIDE_IPC);
 UMULTI(empty, V_EMPTY);
 UMULTI(cookie, V_COOKIE);
 UMULTI(cookie_array, V_COOKIE_ARRAY);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What it costs to give functions their data: filling an IP_COOKIE map
- * (against HASH) and attaching kprobe.multi with cookies.  These time
- * single operations, which the per-second sampling of the framework
+ * (against HASH and RHASH) and attaching kprobe.multi with cookies.  These
+ * time single operations, which the per-second sampling of the framework
  * cannot: setup() measures once, report_final() prints the result.
  *
- *   ipc-populate-{ipc,hash,hash-nopre}
+ *   ipc-populate-{ipc,hash,hash-nopre,rhash}
  *	--ipc-entries updates one at a time into a fresh map, then one
- *	batch update into another; an IP_COOKIE update that grows the
- *	index (a memlock step bigger than one element) is timed apart
+ *	batch update into another, then deletes: one at a time from the
+ *	first map, one batch from the second; an IP_COOKIE update that
+ *	grows the index (a memlock step bigger than one element) is timed
+ *	apart; inserts a map refuses are counted and reported ("ipc-fail:")
  *   ipc-attach-{cookies,map}
  *	kprobe.multi on --ipc-funcs functions (0 = all attachable) with a
  *	cookie each, or without cookies after creating an IP_COOKIE map
@@ -25,6 +27,9 @@ static struct {
 	enum ipc_kind kind;
 	__u64 single_ns;	/* all single updates */
 	__u64 batch_ns;
+	__u64 del_single_ns;	/* all single deletes */
+	__u64 del_batch_ns;
+	__u32 refused;		/* inserts refused, singles and batch */
 	long long *grow;	/* ns of the updates that grew the index */
 	long long *other;	/* ns of the other updates */
 	size_t nr_grow;
@@ -40,12 +45,35 @@ static void *xmalloc(size_t size)
 	return p;
 }
 
+/* Batch delete of @n keys, skipping those not in the map (refused by
+ * the insert); returns how many were not found.
+ */
+static __u32 delete_batch(int fd, const __u64 *keys, __u32 n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	__u32 done = 0, absent = 0, cnt;
+	int err;
+
+	while (done < n) {
+		cnt = n - done;
+		err = bpf_map_delete_batch(fd, keys + done, &cnt, &o);
+		if (!err && cnt == n - done)
+			break;
+		if (err != -ENOENT)
+			ipc_die("bpf_map_delete_batch", err ?: -EIO);
+		absent++;
+		done += cnt + 1;
+	}
+	return absent;
+}
+
 static void populate_setup(enum ipc_kind kind)
 {
-	__u32 n = ipc_args.nr_entries, i;
+	__u32 n = ipc_args.nr_entries, i, refused = 0, absent;
 	__u64 t0, t1, *keys, *vals;
 	long ml, prev_ml;
-	int fd;
+	bool *in;
+	int fd, err;
 
 	setup_libbpf();
 	pop.kind = kind;
@@ -53,6 +81,7 @@ static void populate_setup(enum ipc_kind kind)
 	vals = xmalloc(n * sizeof(*vals));
 	pop.grow = xmalloc(n * sizeof(*pop.grow));
 	pop.other = xmalloc(n * sizeof(*pop.other));
+	in = xmalloc(n * sizeof(*in));
 	for (i = 0; i < n; i++)
 		vals[i] = i;
 
@@ -60,9 +89,13 @@ static void populate_setup(enum ipc_kind kind)
 	prev_ml = map_memlock(fd);
 	for (i = 0; i < n; i++) {
 		t0 = get_time_ns();
-		if (bpf_map_update_elem(fd, &keys[i], &vals[i], BPF_NOEXIST))
-			ipc_die("bpf_map_update_elem", -errno);
+		err = bpf_map_update_elem(fd, &keys[i], &vals[i], BPF_NOEXIST);
 		t1 = get_time_ns();
+		/* RHASH: -EBUSY on a bucket's chain past its limit */
+		if (err && err != -EBUSY)
+			ipc_die("bpf_map_update_elem", err);
+		in[i] = !err;
+		refused += !!err;
 		pop.single_ns += t1 - t0;
 		if (kind != IPC_KIND_IPC) {
 			pop.other[pop.nr_other++] = t1 - t0;
@@ -75,15 +108,33 @@ static void populate_setup(enum ipc_kind kind)
 			pop.other[pop.nr_other++] = t1 - t0;
 		prev_ml = ml;
 	}
+	if (refused)
+		printf("ipc-fail: %s: %u of %u single inserts refused with -EBUSY\n",
+		       env.bench_name, refused, n);
+	for (i = 0; i < n; i++) {
+		if (!in[i])
+			continue;
+		t0 = get_time_ns();
+		if (bpf_map_delete_elem(fd, &keys[i]))
+			ipc_die("bpf_map_delete_elem", -errno);
+		pop.del_single_ns += get_time_ns() - t0;
+	}
 	close(fd);
 
 	fd = ipc_kind_create(kind, n);
 	t0 = get_time_ns();
-	ipc_fill_batch(fd, keys, vals, n);
+	pop.refused = refused + ipc_fill_batch(fd, keys, vals, n);
 	pop.batch_ns = get_time_ns() - t0;
+	t0 = get_time_ns();
+	absent = delete_batch(fd, keys, n);
+	pop.del_batch_ns = get_time_ns() - t0;
+	if (absent != pop.refused - refused)
+		printf("ipc-fail: %s: batch delete missed %u keys, the batch insert refused %u\n",
+		       env.bench_name, absent, pop.refused - refused);
 	close(fd);
 	free(keys);
 	free(vals);
+	free(in);
 }
 
 static void oneshot_measure(struct bench_res *res)
@@ -121,6 +172,9 @@ static void populate_report_final(struct bench_res res[], int res_cnt)
 	       (double)pop.single_ns / n, pop.single_ns / 1e6);
 	printf(" batch_ns_per_op=%.1lf load_batch_ms=%.3lf",
 	       (double)pop.batch_ns / n, pop.batch_ns / 1e6);
+	printf(" del_single_ns_per_op=%.1lf del_batch_ns_per_op=%.1lf refused=%u",
+	       (double)pop.del_single_ns / n, (double)pop.del_batch_ns / n,
+	       pop.refused);
 	if (pop.kind == IPC_KIND_IPC)
 		pct(pop.grow, pop.nr_grow, "grow");
 	pct(pop.other, pop.nr_other, "other");
@@ -144,6 +198,7 @@ const struct bench bench_ipc_populate_##_name = {			\
 POPULATE(ipc, "ipc", IPC_KIND_IPC);
 POPULATE(hash, "hash", IPC_KIND_HASH);
 POPULATE(hash_nopre, "hash-nopre", IPC_KIND_HASH_NOPRE);
+POPULATE(rhash, "rhash", IPC_KIND_RHASH);
 
 static struct {
 	bool map;

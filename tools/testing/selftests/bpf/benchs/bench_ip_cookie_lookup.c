@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* BPF_MAP_TYPE_IP_COOKIE lookups against HASH and ARRAY, without a
- * tracing program around them:
+/* BPF_MAP_TYPE_IP_COOKIE lookups against HASH, RHASH and ARRAY, without
+ * a tracing program around them:
  *
- *   ipc-lookup-{none,ipc,hash,array}
+ *   ipc-lookup-{none,ipc,hash,rhash,array}
  *	map lookups from bpf_loop() over --ipc-entries shuffled kernel
  *	addresses; --ipc-resize grows and shrinks the IP_COOKIE map from
  *	another CPU meanwhile
@@ -16,7 +16,7 @@
 #include "bench_ip_cookie.h"
 #include "ip_cookie_bench.skel.h"
 
-enum { LOOKUP_NONE, LOOKUP_IPC, LOOKUP_HASH, LOOKUP_ARRAY };
+enum { LOOKUP_NONE, LOOKUP_IPC, LOOKUP_HASH, LOOKUP_ARRAY, LOOKUP_RHASH };
 
 static __u64 *lookup_keys;
 
@@ -84,6 +84,8 @@ static void lookup_setup(int kind)
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.keys, n);
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.lk_array, n);
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_hash, n);
+	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_rhash, n);
+	bpf_map__set_map_extra(ipc_ctx.skel->maps.ip_rhash, ipc_rhash_hint(n));
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_map,
 				 ipc_args.resize ? 5 * n : n);
 	ipc_load_skel(ipc_ctx.skel->progs.lookup_driver, ipc_args.nr_loops);
@@ -103,6 +105,9 @@ static void lookup_setup(int kind)
 			       vals, n);
 	if (kind == LOOKUP_HASH)
 		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_hash), lookup_keys,
+			       vals, n);
+	if (kind == LOOKUP_RHASH)
+		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.ip_rhash), lookup_keys,
 			       vals, n);
 	if (kind == LOOKUP_ARRAY)
 		ipc_fill_batch(bpf_map__fd(ipc_ctx.skel->maps.lk_array), idx, vals,
@@ -140,3 +145,4 @@ LOOKUP(none, LOOKUP_NONE);
 LOOKUP(ipc, LOOKUP_IPC);
 LOOKUP(hash, LOOKUP_HASH);
 LOOKUP(array, LOOKUP_ARRAY);
+LOOKUP(rhash, LOOKUP_RHASH);

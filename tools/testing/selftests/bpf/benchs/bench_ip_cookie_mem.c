@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Bytes per entry of BPF_MAP_TYPE_IP_COOKIE, against HASH with and
- * without preallocation:
+ * without preallocation and RHASH:
  *
- *   ipc-mem-{ipc,hash,hash-nopre}
+ *   ipc-mem-{ipc,hash,hash-nopre,rhash}
  *	setup() joins a fresh cgroup, then creates maps of --ipc-entries
  *	8-byte keys (shuffled kernel text addresses) and 8-byte values and
  *	fills each by one batch update; small maps are created several
@@ -171,3 +171,4 @@ const struct bench bench_ipc_mem_##_name = {				\
 MEM(ipc, "ipc", IPC_KIND_IPC);
 MEM(hash, "hash", IPC_KIND_HASH);
 MEM(hash_nopre, "hash-nopre", IPC_KIND_HASH_NOPRE);
+MEM(rhash, "rhash", IPC_KIND_RHASH);

@@ -31,15 +31,24 @@ summarize_oneshot()
 header "kprobe.multi, one program on N functions"
 for n in 1 1000; do
 	subtitle "N = $n"
-	for v in empty funcip cookie cookie_array hash ipc kfunc funcip_link ipc_link; do
+	for v in empty funcip cookie cookie_array hash rhash ipc kfunc funcip_link ipc_link; do
 		summarize_ipc "ipc-kmulti-$v" \
 			"$($RUN_BENCH --ipc-funcs $n ipc-kmulti-$v)"
 	done
 done
 
 header "fentry"
-for v in empty funcip cookie cookie_array hash ipc kfunc wide_array wide_ipc; do
+for v in empty funcip cookie cookie_array hash rhash ipc kfunc wide_array wide_ipc; do
 	summarize_ipc "ipc-fentry-$v" "$($RUN_BENCH ipc-fentry-$v)"
+done
+
+header "fentry.multi, one tracing multi-link on N functions"
+for n in 1 1000; do
+	subtitle "N = $n"
+	for v in empty funcip cookie cookie_array hash rhash ipc kfunc wide_array wide_ipc; do
+		summarize_ipc "ipc-fmulti-$v" \
+			"$($RUN_BENCH --ipc-funcs $n ipc-fmulti-$v)"
+	done
 done
 
 header "uprobe.multi"
@@ -50,7 +59,7 @@ done
 header "Lookups of N shuffled kernel addresses"
 for n in 1000 100000; do
 	subtitle "N = $n"
-	for v in none ipc hash array; do
+	for v in none ipc hash rhash array; do
 		summarize_ipc "ipc-lookup-$v" \
 			"$($RUN_BENCH --ipc-entries $n ipc-lookup-$v)"
 	done
@@ -59,13 +68,13 @@ for n in 1000 100000; do
 done
 
 header "Memory, 100000 entries"
-for v in ipc hash hash-nopre; do
+for v in ipc hash hash-nopre rhash; do
 	summarize_oneshot "ipc-mem-$v" \
 		"$($RUN_BENCH --ipc-entries 100000 ipc-mem-$v)"
 done
 
 header "Populate, 100000 entries"
-for v in ipc hash hash-nopre; do
+for v in ipc hash hash-nopre rhash; do
 	summarize_oneshot "ipc-populate-$v" \
 		"$($RUN_BENCH --ipc-entries 100000 ipc-populate-$v)"
 done

@@ -2,8 +2,9 @@
 /* Programs of the IP_COOKIE benchmarks (benchs/bench_ip_cookie.c).
  *
  * Hot path: trigger_driver calls bpf_get_numa_node_id() batch_iters times
- * per test run; one kprobe.multi or fentry program per variant is attached
- * to it (and, for kprobe.multi, to N - 1 other functions).  Every variant
+ * per test run; one kprobe.multi, fentry or fentry.multi program per
+ * variant is attached to it (and, for kprobe.multi and fentry.multi, to
+ * N - 1 other functions).  Every variant
  * counts the hit and folds the data it found into a per-CPU slot, so the
  * only difference between two variants is how the per-function data is
  * found.  User space counts throughput from the driver's runs, so hits of
@@ -46,6 +47,17 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } ip_hash SEC(".maps");
+
+/* The resizable hash: rhashtable, never preallocated; max_entries and
+ * the size hint (map_extra) are set by user space.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RHASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);		/* set by user space */
+	__type(key, __u64);
+	__type(value, __u64);
+} ip_rhash SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_IP_COOKIE);
@@ -157,6 +169,15 @@ int kmulti_hash(void *ctx)
 	__u64 ip = bpf_get_func_ip(ctx);
 
 	fold_ptr(bpf_map_lookup_elem(&ip_hash, &ip));
+	return 0;
+}
+
+SEC("?kprobe.multi")
+int kmulti_rhash(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_rhash, &ip));
 	return 0;
 }
 
@@ -281,6 +302,15 @@ int fentry_hash(void *ctx)
 }
 
 SEC("?fentry/bpf_get_numa_node_id")
+int fentry_rhash(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_rhash, &ip));
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
 int fentry_ipc(void *ctx)
 {
 	__u64 ip = bpf_get_func_ip(ctx);
@@ -338,6 +368,92 @@ int fentry_wide_ipc(void *ctx)
 	return 0;
 }
 
+/* fentry.multi variants: one tracing multi-link over N functions, the
+ * trigger among them, each function with its own cookie (i + 1).
+ */
+
+SEC("?fentry.multi")
+int fmulti_empty(void *ctx)
+{
+	fold(1);
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_funcip(void *ctx)
+{
+	fold(bpf_get_func_ip(ctx));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_cookie(void *ctx)
+{
+	fold(bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_cookie_array(void *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx) - 1;
+
+	fold_ptr(bpf_map_lookup_elem(&cookie_data, &idx));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_hash(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_hash, &ip));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_rhash(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_rhash, &ip));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_ipc(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_ptr(bpf_map_lookup_elem(&ip_map, &ip));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_kfunc(void *ctx)
+{
+	fold_ptr(bpf_ip_cookie_lookup(&ip_map, bpf_get_func_ip(ctx)));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_wide_array(void *ctx)
+{
+	__u32 idx = bpf_get_attach_cookie(ctx) - 1;
+
+	fold_wide(bpf_map_lookup_elem(&wide_data, &idx));
+	return 0;
+}
+
+SEC("?fentry.multi")
+int fmulti_wide_ipc(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	fold_wide(bpf_map_lookup_elem(&wide_map, &ip));
+	return 0;
+}
+
 /* Lookup micro-benchmark */
 
 enum {
@@ -345,6 +461,7 @@ enum {
 	LOOKUP_IPC,
 	LOOKUP_HASH,
 	LOOKUP_ARRAY,	/* by index: the floor of any lookup */
+	LOOKUP_RHASH,
 };
 
 const volatile int lookup_kind = LOOKUP_NONE;
@@ -393,6 +510,9 @@ static int lookup_one(__u32 i, struct loop_ctx *lc)
 		break;
 	case LOOKUP_ARRAY:
 		v = bpf_map_lookup_elem(&lk_array, &idx);
+		break;
+	case LOOKUP_RHASH:
+		v = bpf_map_lookup_elem(&ip_rhash, key);
 		break;
 	default:
 		lc->sum += *key;
