@@ -5,13 +5,16 @@
  * attached by their ftrace address, after the ENDBR with IBT, and for
  * static functions that share a name; a glob may also take the ftrace site
  * of an overridden __weak function), in attach order, and every hit of
- * the programs must find the value of its own function.  The link info of
- * kprobe.multi links keeps what the kernel reported before func_ips.
+ * the programs must find the value of its own function: kprobe.multi,
+ * fentry and fexit, and the tracing_multi links of fentry.multi and
+ * fexit.multi over hundreds of functions.  The link info of kprobe.multi
+ * links keeps what the kernel reported before func_ips.
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
 #include <sys/syscall.h>
 #include <fnmatch.h>
+#include "bpf/libbpf_internal.h"
 #include "ip_cookie_helpers.h"
 #include "ip_cookie_keys.skel.h"
 
@@ -37,6 +40,15 @@
  */
 #define DUP_GLOB	DUP_NAME "*"
 #define PIN_PATH	"/sys/fs/bpf/ip_cookie_keys_link"
+
+/* tracing_multi links (fentry.multi, fexit.multi) need a single ftrace
+ * direct ops (HAVE_SINGLE_FTRACE_DIRECT_OPS): x86-64 only in 7.3.
+ */
+#if defined(__x86_64__)
+#define TRACING_MULTI	true
+#else
+#define TRACING_MULTI	false
+#endif
 
 /* Deliberately sorted neither by name nor by address. */
 static const char * const syms[NR_SYMS] = {
@@ -233,6 +245,8 @@ static struct ip_cookie_keys *open_skel(void)
 	/* The verifier refuses them where trampolines have no link ID. */
 	bpf_program__set_autoload(skel->progs.fentry_link, TRAMP_LINK_ID);
 	bpf_program__set_autoload(skel->progs.fexit_link, TRAMP_LINK_ID);
+	bpf_program__set_autoload(skel->progs.check_ip_fentry, TRACING_MULTI);
+	bpf_program__set_autoload(skel->progs.check_ip_fexit, TRACING_MULTI);
 	if (!ASSERT_OK(ip_cookie_keys__load(skel), "skel_load")) {
 		ip_cookie_keys__destroy(skel);
 		return NULL;
@@ -354,6 +368,155 @@ out:
 	free_kallsyms_local(t);
 	bpf_link__destroy(link);
 	ip_cookie_keys__destroy(skel);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char * const *)a, *(const char * const *)b);
+}
+
+static bool in_sorted(const char **names, size_t n, const char *name)
+{
+	return bsearch(&name, names, n, sizeof(*names), cmp_str);
+}
+
+/* BTF IDs, in increasing order, of the functions of GLOB that a
+ * tracing_multi link takes: traceable (trace_helpers' bpf_get_ksyms()),
+ * with one kallsyms symbol of their name (the kernel finds a BTF ID's
+ * address by name) and a prototype trampolines take.  Their number, or a
+ * negative error.
+ */
+static int tmulti_ids(const struct btf *btf, __u32 **idsp)
+{
+	size_t i, nr_dups = 0, nr_cand = 0, cnt = 0;
+	const char **dups = NULL, **cand = NULL;
+	__u32 id, nr = btf__type_cnt(btf);
+	const struct btf_type *type;
+	struct ksyms *ks = NULL;
+	__u32 *ids = NULL;
+	const char *name;
+	int err;
+
+	err = bpf_get_ksyms(&ks, true);
+	if (err)
+		return err;
+	dups = calloc(ks->sym_cnt, sizeof(*dups));
+	cand = calloc(ks->filtered_cnt + 1, sizeof(*cand));
+	ids = calloc(ks->filtered_cnt + 1, sizeof(*ids));
+	if (!dups || !cand || !ids) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* ks->syms is sorted by name: a name found twice is adjacent. */
+	for (i = 1; i < ks->sym_cnt; i++)
+		if (!strcmp(ks->syms[i].name, ks->syms[i - 1].name))
+			dups[nr_dups++] = ks->syms[i].name;
+	qsort(dups, nr_dups, sizeof(*dups), cmp_str);
+	for (i = 0; i < ks->filtered_cnt; i++) {
+		name = ks->filtered_syms[i];
+		if (!fnmatch(GLOB, name, 0) && !in_sorted(dups, nr_dups, name))
+			cand[nr_cand++] = name;
+	}
+	qsort(cand, nr_cand, sizeof(*cand), cmp_str);
+	for (id = 1; id < nr && cnt < nr_cand; id++) {
+		type = btf__type_by_id(btf, id);
+		if (!btf_is_func(type))
+			continue;
+		name = btf__name_by_offset(btf, type->name_off);
+		if (name && in_sorted(cand, nr_cand, name) &&
+		    btf_type_is_traceable_func(btf, type))
+			ids[cnt++] = id;
+	}
+	*idsp = ids;
+	ids = NULL;
+	err = cnt;
+out:
+	free(ids);
+	free(cand);
+	free(dups);
+	free_kallsyms_local(ks);
+	return err;
+}
+
+/* An fentry.multi and an fexit.multi link on the functions of GLOB
+ * (tmulti_ids()): the keys of each are the kallsyms addresses of its
+ * functions, in the order of their BTF IDs, and every hit, at entry and
+ * at exit, finds its own function's value.
+ */
+static void test_tracing_multi(void)
+{
+	LIBBPF_OPTS(bpf_tracing_multi_opts, opts);
+	struct ip_cookie_keys *skel = NULL;
+	struct bpf_link *links[2] = {};
+	__u64 *keys[2] = {};
+	const struct btf_type *type;
+	struct ksyms *t = NULL;
+	size_t n[2] = {}, i, bad = 0;
+	__u32 *ids = NULL;
+	const char *name;
+	struct btf *btf;
+	int cnt, k;
+
+	btf = btf__load_vmlinux_btf();
+	if (!ASSERT_OK_PTR(btf, "vmlinux_btf"))
+		return;
+	cnt = tmulti_ids(btf, &ids);
+	if (!ASSERT_GE(cnt, GLOB_MIN, "nr_functions"))
+		goto out;
+	printf("%s: %d functions of '%s'\n", __func__, cnt, GLOB);
+	skel = open_skel();
+	if (!skel)
+		goto out;
+	opts.ids = ids;
+	opts.cnt = cnt;
+	links[0] = bpf_program__attach_tracing_multi(skel->progs.check_ip_fentry,
+						     NULL, &opts);
+	links[1] = bpf_program__attach_tracing_multi(skel->progs.check_ip_fexit,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(links[0], "attach_fentry_multi") ||
+	    !ASSERT_OK_PTR(links[1], "attach_fexit_multi"))
+		goto out;
+	t = text_syms();
+	if (!ASSERT_OK_PTR(t, "kallsyms"))
+		goto out;
+	for (k = 0; k < 2; k++) {
+		keys[k] = get_keys(links[k], &n[k]);
+		if (!keys[k] || !ASSERT_EQ(n[k], cnt, "nr_keys"))
+			goto out;
+		for (i = 0; i < n[k]; i++) {
+			type = btf__type_by_id(btf, ids[i]);
+			name = btf__name_by_offset(btf, type->name_off);
+			if (sym_is(t, keys[k][i], name))
+				continue;
+			if (bad++ < 5)
+				printf("%s: key %zu 0x%llx of %s is %s\n", __func__, i,
+				       keys[k][i], name, sym_name(t, keys[k][i]));
+		}
+	}
+	ASSERT_EQ(bad, 0, "keys_not_their_functions");
+
+	if (!fill_ip_map(skel, keys[0], n[0]))
+		goto out;
+	skel->bss->armed = 1;
+	for (k = 0; k < 20; k++) {
+		syscall(SYS_getpgid, 0);
+		syscall(SYS_getppid);
+		syscall(SYS_getuid);
+		syscall(SYS_getgid);
+		syscall(SYS_sched_yield);
+	}
+	skel->bss->armed = 0;
+	check_counts(skel, t, -1);
+	ASSERT_GT(skel->bss->exit_hits, 0, "exit_hits");
+out:
+	free(keys[1]);
+	free(keys[0]);
+	free_kallsyms_local(t);
+	bpf_link__destroy(links[1]);
+	bpf_link__destroy(links[0]);
+	ip_cookie_keys__destroy(skel);
+	free(ids);
+	btf__free(btf);
 }
 
 /* Attached by names in an order of the test's choosing: keys in that order,
@@ -1008,6 +1171,12 @@ void test_ip_cookie_keys(void)
 		test_kprobe_multi_link_info();
 	if (test__start_subtest("fentry") && tramp_link_id())
 		test_fentry();
+	if (test__start_subtest("tracing_multi")) {
+		if (TRACING_MULTI)
+			test_tracing_multi();
+		else
+			test__skip();
+	}
 	if (test__start_subtest("dup_static") && have_kprobe_multi())
 		test_dup_static();
 	if (test__start_subtest("errors") && have_kprobe_multi())

@@ -45,15 +45,16 @@ static __always_inline bool counting(void)
 	return armed && (__u32)bpf_get_current_pid_tgid() == tid;
 }
 
+/* fexit.multi hits (check_ip_fexit) */
+__u64 exit_hits;
+
 /* Checks that the value found under the function's IP is its own. */
-SEC("kprobe.multi")
-int check_ip(struct pt_regs *ctx)
+static __always_inline void check_func_ip(__u64 ip, __u64 *hit_cnt)
 {
-	__u64 ip = bpf_get_func_ip(ctx);
 	__u64 *v;
 
 	if (!counting())
-		return 0;
+		return;
 	v = bpf_map_lookup_elem(&ip_map, &ip);
 	if (!v) {
 		missed_ip = ip;
@@ -62,8 +63,31 @@ int check_ip(struct pt_regs *ctx)
 		wrong_ip = ip;
 		__sync_fetch_and_add(&wrong, 1);
 	} else {
-		__sync_fetch_and_add(&hits, 1);
+		__sync_fetch_and_add(hit_cnt, 1);
 	}
+}
+
+SEC("kprobe.multi")
+int check_ip(struct pt_regs *ctx)
+{
+	check_func_ip(bpf_get_func_ip(ctx), &hits);
+	return 0;
+}
+
+/* The same at entry and at exit of a tracing_multi link's functions
+ * (loaded where the kernel has such links: x86-64).
+ */
+SEC("?fentry.multi")
+int check_ip_fentry(void *ctx)
+{
+	check_func_ip(bpf_get_func_ip(ctx), &hits);
+	return 0;
+}
+
+SEC("?fexit.multi")
+int check_ip_fexit(void *ctx)
+{
+	check_func_ip(bpf_get_func_ip(ctx), &exit_hits);
 	return 0;
 }
 
