@@ -380,11 +380,19 @@ static bool in_sorted(const char **names, size_t n, const char *name)
 	return bsearch(&name, names, n, sizeof(*names), cmp_str);
 }
 
+/* Functions of GLOB that do not return, which fexit refuses (noreturn_deny
+ * of kernel/bpf/verifier.c), sorted.
+ */
+static const char *noreturn_funcs[] = {
+	"__ia32_sys_exit", "__ia32_sys_exit_group",
+	"__x64_sys_exit", "__x64_sys_exit_group",
+};
+
 /* BTF IDs, in increasing order, of the functions of GLOB that a
  * tracing_multi link takes: traceable (trace_helpers' bpf_get_ksyms()),
  * with one kallsyms symbol of their name (the kernel finds a BTF ID's
- * address by name) and a prototype trampolines take.  Their number, or a
- * negative error.
+ * address by name), a prototype trampolines take, and returning (for
+ * fexit).  Their number, or a negative error.
  */
 static int tmulti_ids(const struct btf *btf, __u32 **idsp)
 {
@@ -414,7 +422,8 @@ static int tmulti_ids(const struct btf *btf, __u32 **idsp)
 	qsort(dups, nr_dups, sizeof(*dups), cmp_str);
 	for (i = 0; i < ks->filtered_cnt; i++) {
 		name = ks->filtered_syms[i];
-		if (!fnmatch(GLOB, name, 0) && !in_sorted(dups, nr_dups, name))
+		if (!fnmatch(GLOB, name, 0) && !in_sorted(dups, nr_dups, name) &&
+		    !in_sorted(noreturn_funcs, ARRAY_SIZE(noreturn_funcs), name))
 			cand[nr_cand++] = name;
 	}
 	qsort(cand, nr_cand, sizeof(*cand), cmp_str);
