@@ -108,8 +108,8 @@ const struct argp bench_ip_cookie_argp = {
 	.parser = parse_arg,
 };
 
-/* "ipc-fail:" as the first word: scripts/bench-guest.sh keeps the line
- * and scripts/bench-report.py fails the run on it.
+/* A failure's line starts with "ipc-fail:", so that a script that runs
+ * many benchmarks can find it in their output and fail the run.
  */
 void ipc_die(const char *what, int err)
 {

@@ -375,7 +375,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char * const *)a, *(const char * const *)b);
 }
 
-static bool in_sorted(const char **names, size_t n, const char *name)
+static bool in_sorted(const char * const *names, size_t n, const char *name)
 {
 	return bsearch(&name, names, n, sizeof(*names), cmp_str);
 }
@@ -383,7 +383,7 @@ static bool in_sorted(const char **names, size_t n, const char *name)
 /* Functions of GLOB that do not return, which fexit refuses (noreturn_deny
  * of kernel/bpf/verifier.c), sorted.
  */
-static const char *noreturn_funcs[] = {
+static const char * const noreturn_funcs[] = {
 	"__ia32_sys_exit", "__ia32_sys_exit_group",
 	"__x64_sys_exit", "__x64_sys_exit_group",
 };
