@@ -612,7 +612,7 @@ else:
               'replaced indexes) is gone; in parentheses, read right after the '
               'last update. kprobe.multi cookies: derived from the code, not '
               'measured: `bpf_kprobe_multi_link_attach()` (kernel/trace/bpf_trace.c, '
-              '6.12) allocates the 8 B per function `addrs` array with or without '
+              '7.3) allocates the 8 B per function `addrs` array with or without '
               'cookies, and the `cookies` array (8 B per function) only when '
               'cookies are given; both with `kvmalloc_array(..., GFP_KERNEL)`, '
               'so not charged to a memcg. The cookie\'s own cost is 8 B per '
