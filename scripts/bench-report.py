@@ -48,6 +48,11 @@ mem, pop, att = [], [], []
 guest = []
 vuln = []
 fails = []
+# RHASH as 7.3 hashes (scripts/bench.sh's "_nofix" runs, without patch
+# rhashfix): refused inserts and the lookups they make miss are what is
+# measured there, not failures of the run.
+NOFIX = '_nofix'
+nofix = {'refused': [], 'misses': {}}
 rnd = 0
 boot = 1
 boots = set()
@@ -78,6 +83,8 @@ with open(raw_path) as f:
             guest.append(line[len('ipc-env: '):])
         elif line.startswith('ipc-vuln:'):
             vuln.append(line[len('ipc-vuln: '):])
+        elif line.startswith('ipc-fail:') and NOFIX + ':' in line:
+            nofix['refused'].append(line[len('ipc-fail: '):])
         elif line.startswith('ipc-fail:'):
             fails.append(line[len('ipc-fail: '):])
 
@@ -129,7 +136,9 @@ def hot(prefix, key):
         rows.append((prefix.rstrip('-'), v, p, d['round'], 'ns_per_hit', d['ns']))
         rows.append((prefix.rstrip('-'), v, p, d['round'], 'fires_per_hit',
                      d['fires_per_hit']))
-        if d['misses']:
+        if d['misses'] and d['bench'].endswith(NOFIX):
+            nofix['misses'].setdefault('%s %s=%s' % (d['bench'], key, p), []).append(d['misses'])
+        elif d['misses']:
             fails.append('%s %s=%s: %d misses' % (d['bench'], key, p, d['misses']))
     res = {}
     for (p, r), vs in by.items():
@@ -183,7 +192,9 @@ for d in thr:
         continue
     lk_by.setdefault((n, d['round']), {})[v] = d['ns']
     bootof[d['round']] = d['boot']
-    if d['misses']:
+    if d['misses'] and d['bench'].endswith(NOFIX):
+        nofix['misses'].setdefault('%s entries=%d' % (d['bench'], n), []).append(d['misses'])
+    elif d['misses']:
         fails.append('%s entries=%d: %d misses' % (d['bench'], n, d['misses']))
     rows.append(('lookup', v, n, d['round'], 'ns_per_loop', d['ns']))
 lk = {}
@@ -391,11 +402,13 @@ summary = {'env': env, 'guest': guest, 'vulnerabilities': vuln,
            'failures': fails, 'kmulti': kmulti, 'fentry': fentry, 'fmulti': fmulti,
            'umulti': umulti, 'lookup': lookup, 'resize': resize, 'memory': memory,
            'populate': popul, 'attach': attach, 'targets': targets,
+           'rhash_nofix': nofix,
            'unit': UNIT, 'boots': NBOOTS, 'outliers': outliers}
 with open(os.path.join(out, 'summary-%s.json' % mode), 'w') as f:
     json.dump(summary, f, indent=1, sort_keys=True, default=str)
 
-KM = ['funcip', 'cookie', 'cookie_array', 'cookie_o1', 'cookie_array_o1', 'hash', 'rhash', 'ipc',
+KM = ['funcip', 'cookie', 'cookie_array', 'cookie_o1', 'cookie_array_o1', 'hash', 'rhash',
+      'rhash_nofix', 'ipc',
       'kfunc', 'funcip_link', 'ipc_link']
 KM = [v for v in KM if any(v in kmulti[p] for p in kmulti)]
 NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
@@ -403,6 +416,7 @@ NAMES = {'empty': 'empty', 'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY',
          'funcip': 'ip only (no lookup)', 'funcip_link': 'ip + link ID only (no lookup)',
          'wide_array': 'cookie->ARRAY, 64 B', 'wide_ipc': 'ip->IP_COOKIE, 64 B',
          'hash': 'ip->HASH', 'rhash': 'ip->RHASH', 'ipc': 'ip->IP_COOKIE',
+         'rhash_nofix': 'ip->RHASH (7.3 hash)',
          'kfunc': 'bpf_ip_cookie_lookup()',
          'ipc_link': '{ip,link}->IP_COOKIE', 'array': 'ARRAY (by index)',
          'hash-nopre': 'HASH no-prealloc', 'kmulti-cookies': 'kprobe.multi cookies'}
@@ -480,8 +494,9 @@ md.append('\n"other fires per hit": runs of the program for attached functions '
           'they are included in the delta-ns).\n')
 
 md.append('## fentry (N = 1): %s per trigger over the empty program\n' % UNIT)
-FV = ['funcip', 'cookie', 'cookie_array', 'hash', 'rhash', 'ipc', 'kfunc', 'wide_array', 'wide_ipc']
-FV = [v for v in FV if 1 in fentry and v in fentry[1]]
+FV_ALL = ['funcip', 'cookie', 'cookie_array', 'hash', 'rhash', 'rhash_nofix', 'ipc', 'kfunc',
+          'wide_array', 'wide_ipc']
+FV = [v for v in FV_ALL if 1 in fentry and v in fentry[1]]
 md.append('| empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FV) + ' |')
 md.append('|---|' + '---|' * len(FV))
 if 1 in fentry:
@@ -503,7 +518,7 @@ md.append('"%% of empty": the empty program\'s %s per trigger over the '
           'IP_COOKIE map.\n' % UNIT)
 
 if fmulti:
-    FMV = [v for v in FV if any(v in fmulti[p] for p in fmulti)]
+    FMV = [v for v in FV_ALL if any(v in fmulti[p] for p in fmulti)]
     md.append('## fentry.multi: %s per trigger over the empty program\n' % UNIT)
     md.append('One fentry.multi program on one tracing multi-link over N functions '
               '(the trigger among them), function i with multi-link cookie i + 1; '
@@ -559,18 +574,35 @@ if 1 in umulti:
 md.append('## Lookup micro-benchmark: %s per lookup over the loop without a lookup\n' % UNIT)
 md.append('Keys: real kernel text addresses from /proc/kallsyms, shuffled; above '
           'their number, synthetic addresses 16 bytes apart (see raw `ipc-keys:` lines).\n')
-md.append('| entries | IP_COOKIE | HASH | RHASH | ARRAY (by index) | HASH / IP_COOKIE | '
-          'RHASH / IP_COOKIE |')
-md.append('|---|---|---|---|---|---|---|')
+LNF = any('rhash_nofix' in lookup[n] for n in lookup)
+md.append('| entries | IP_COOKIE | HASH | RHASH | ' +
+          ('RHASH (7.3 hash) | ' if LNF else '') +
+          'ARRAY (by index) | HASH / IP_COOKIE | RHASH / IP_COOKIE |' +
+          (' RHASH (7.3 hash) / IP_COOKIE |' if LNF else ''))
+md.append('|---|---|---|---|---|---|---|' + ('---|---|' if LNF else ''))
 for n in sorted(lookup):
     i = lookup[n].get('ipc', {}).get('median', float('nan'))
     h = lookup[n].get('hash', {}).get('median', float('nan'))
     rh = lookup[n].get('rhash', {}).get('median', float('nan'))
-    md.append('| %d | %s | %s | %s | %s | %.2fx | %.2fx |' % (
+    rn = lookup[n].get('rhash_nofix', {}).get('median', float('nan'))
+    md.append('| %d | %s | %s | %s | %s%s | %.2fx | %.2fx |%s' % (
         n, cell(lookup[n].get('ipc')), cell(lookup[n].get('hash')),
-        cell(lookup[n].get('rhash')), cell(lookup[n].get('array')),
-        h / i if i > 0 else float('nan'), rh / i if i > 0 else float('nan')))
+        cell(lookup[n].get('rhash')),
+        cell(lookup[n].get('rhash_nofix')) + ' | ' if LNF else '',
+        cell(lookup[n].get('array')),
+        h / i if i > 0 else float('nan'), rh / i if i > 0 else float('nan'),
+        ' %.2fx |' % (rn / i if i > 0 else float('nan')) if LNF else ''))
 md.append('')
+if nofix['refused'] or nofix['misses'] or LNF:
+    md.append('"RHASH (7.3 hash)": the same runs on a kernel built without patch '
+              '`rhashfix` (scripts/bench.sh\'s variant kernel, `PATCHES="-rhashfix '
+              '-rhashtest"`): RHASH hashing 8-byte keys as 7.3 does, '
+              '`(u32)(k ^ (k >> 32)) ^ seed`. Inserts it refused with `-EBUSY` '
+              '(those keys are then missing, and lookups of them miss): %s. '
+              'Missed lookups per run: %s.\n' % (
+                  '; '.join(nofix['refused']) or 'none',
+                  '; '.join('%s: %s' % (k, '/'.join('%d' % x for x in v))
+                            for k, v in sorted(nofix['misses'].items())) or 'none'))
 
 if resize:
     md.append('## Lookups on one CPU while the other grows and shrinks the map\n')
@@ -721,9 +753,10 @@ for v in KM:
 if kmulti:
     plot('kmulti-delta', 'kprobe.multi: cost over the empty program',
          'delta %s per trigger' % UNIT, kser, xlabel='attached functions N')
-LK = {'ipc': 'IP_COOKIE', 'hash': 'HASH', 'rhash': 'RHASH', 'array': NAMES['array']}
+LK = {'ipc': 'IP_COOKIE', 'hash': 'HASH', 'rhash': 'RHASH',
+      'rhash_nofix': 'RHASH (7.3 hash)', 'array': NAMES['array']}
 lser = [(LK[v], [(n, lookup[n][v]['median']) for n in sorted(lookup) if v in lookup[n]])
-        for v in ('ipc', 'hash', 'rhash', 'array')]
+        for v in ('ipc', 'hash', 'rhash', 'rhash_nofix', 'array')]
 if lookup:
     plot('lookup-ns', 'map lookup, shuffled kernel addresses', '%s per lookup' % UNIT,
          lser, xlabel='entries')

@@ -8,7 +8,10 @@
 #      variant kernel with an O(1) kprobe.multi cookie
 #      (patches/variants/kmulti-cookie-o1.patch on top of the series,
 #      build/variant-kcookie) for its kprobe.multi cookie variants, which
-#      the report names "..._o1"
+#      the report names "..._o1"; then a boot of the series without the
+#      RHASH hash fix (PATCHES="-rhashfix -rhashtest",
+#      build/variant-rhash-nofix) for RHASH as 7.3 hashes it, on the
+#      same keys and sizes: the report names those runs "rhash_nofix"
 #   2. time: BOOTS boots on the default accelerator (KVM where usable,
 #      else TCG), every family; spread across boots next to every median
 #      (results-MODE.*)
@@ -20,6 +23,7 @@
 #   ONLY="icount time native"  a subset of the three
 #   NO_BUILD=1     use what is already built
 #   KCOOKIE=0      skip the O(1)-cookie variant kernel
+#   RHASH_NOFIX=0  skip the kernel without the RHASH hash fix
 #   RESULTS=dir    where to write (default docs/results)
 #   FAMILIES="fentry fmulti ..."  only these families' runs (ipc-<family>-*)
 #                  of every plan; the results are named MODE-part
@@ -39,13 +43,16 @@ ONLY=${ONLY:-icount time native}
 RESULTS=${RESULTS:-$ROOT/docs/results}
 GUEST=$ROOT/scripts/bench-guest.sh
 KCOOKIE=${KCOOKIE:-1}
-case " $ONLY " in *" icount "*) ;; *) KCOOKIE=0 ;; esac
+RHASH_NOFIX=${RHASH_NOFIX:-1}
+case " $ONLY " in *" icount "*) ;; *) KCOOKIE=0 RHASH_NOFIX=0 ;; esac
 VARIANT=$BUILD/variant-kcookie
+NOFIX=$BUILD/variant-rhash-nofix
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini
 
 # The ./bench flags every throughput run of a plan gets.
 run_flags() {	# run_flags SET
-	if [ "$QUICK" = 1 ] || [ "$1" = hot ] || [ "$1" = kmulti_cookie ]; then
+	if [ "$QUICK" = 1 ] || [ "$1" = hot ] || [ "$1" = kmulti_cookie ] ||
+	   [ "$1" = rhash_nofix ]; then
 		echo "-w 1 -d 2 -a --ipc-batch 1000"
 	else
 		echo "-w 2 -d 5 -a --ipc-batch 1000"
@@ -63,6 +70,9 @@ run_flags() {	# run_flags SET
 #               run gives the same figure and one-shot timings mean nothing
 #   SET=kmulti_cookie  the kprobe.multi cookie variants only, for kernels
 #               whose bpf_kprobe_multi_cookie() differs
+#   SET=rhash_nofix  the RHASH variants (kprobe.multi, fentry.multi,
+#               lookups) and their baselines, for a kernel whose RHASH
+#               hashes differently
 #   SET=gen_lookup  what the inlined lookup changes (kprobe.multi and
 #               fentry hot paths, lookups), for kernels with and without
 #               ip_cookie_map_gen_lookup()
@@ -112,6 +122,10 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 		case $set in
 		kmulti_cookie)
 			kmulti "empty cookie cookie_array" "$kmulti_n" ;;
+		rhash_nofix)
+			kmulti "empty rhash" "$kmulti_n"
+			fmulti "empty rhash" "$fmulti_n"
+			lookup "none rhash" "$lookup_n" ;;
 		funcip)
 			fentry "empty funcip"
 			kmulti "empty funcip ipc cookie" "1 1000" ;;
@@ -186,6 +200,10 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 		EXTRA_PATCHES=$ROOT/patches/variants/kmulti-cookie-o1.patch \
 			"$ROOT/scripts/build-variant.sh" "$VARIANT" base
 	fi
+	if [ "$RHASH_NOFIX" = 1 ]; then
+		PATCHES="-rhashfix -rhashtest" \
+			"$ROOT/scripts/build-variant.sh" "$NOFIX" base
+	fi
 fi
 [ -x "$MINI/bench" ] || { echo "bench: no $MINI/bench (make selftests)" >&2; exit 1; }
 
@@ -244,6 +262,18 @@ case " $ONLY " in *" icount "*)
 		grep -v -e '^ipc-boot:' -e '^ipc-done' -e '^ipc-env:' -e '^ipc-vuln:' "$vraw" |
 			sed -e 's/^ipc-run: round=/ipc-run: round=kcookie-/' \
 			    -e 's/ bench=ipc-kmulti-\([a-z_]*\) / bench=ipc-kmulti-\1_o1 /' >> "$raw"
+	fi
+	if [ "$RHASH_NOFIX" = 1 ]; then
+		# "nofix-R" rounds; empty and rhash renamed "..._nofix" (the
+		# lookup loop without a lookup stays "none", its own round's
+		# baseline), refused inserts too.
+		vraw=$BUILD/vm/raw-icount-rhash-nofix.txt
+		: > "$vraw"
+		IMAGE=$NOFIX/kbuild-base/vmlinux boot icount "$vraw" nofix rhash_nofix
+		grep -v -e '^ipc-boot:' -e '^ipc-done' -e '^ipc-env:' -e '^ipc-vuln:' "$vraw" |
+			sed -e 's/^ipc-run: round=/ipc-run: round=nofix-/' \
+			    -e 's/\bipc-\(kmulti\|fmulti\)-\(empty\|rhash\)\b/ipc-\1-\2_nofix/g' \
+			    -e 's/\bipc-lookup-rhash\b/ipc-lookup-rhash_nofix/g' >> "$raw"
 	fi
 	env_file icount "$RESULTS/env-icount-$mode.txt"
 	python3 "$ROOT/scripts/bench-report.py" "$raw" "$RESULTS/env-icount-$mode.txt" \
