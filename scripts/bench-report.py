@@ -52,7 +52,7 @@ fails = []
 # rhashfix): refused inserts and the lookups they make miss are what is
 # measured there, not failures of the run.
 NOFIX = '_nofix'
-nofix = {'refused': [], 'misses': {}}
+nofix = {'refused': [], 'misses': {}, 'other': []}
 rnd = 0
 boot = 1
 boots = set()
@@ -77,14 +77,18 @@ with open(raw_path) as f:
             att.append({k: num(v) for k, v in kv(line).items()})
         elif line.startswith('ipc-attach:'):
             env['attachable'] = kv(line).get('attachable', '?')
+        elif line.startswith('ipc-kmulti:'):
+            env['attachable'] = kv(line).get('attachable', '?')
         elif line.startswith('ipc-fmulti:'):
             env['fmulti_attachable'] = kv(line).get('attachable', '?')
         elif line.startswith('ipc-env:'):
             guest.append(line[len('ipc-env: '):])
         elif line.startswith('ipc-vuln:'):
             vuln.append(line[len('ipc-vuln: '):])
-        elif line.startswith('ipc-fail:') and NOFIX + ':' in line:
+        elif line.startswith('ipc-fail:') and NOFIX + ':' in line and 'refused' in line:
             nofix['refused'].append(line[len('ipc-fail: '):])
+        elif line.startswith('ipc-fail:') and NOFIX + ':' in line:
+            nofix['other'].append(line[len('ipc-fail: '):])
         elif line.startswith('ipc-fail:'):
             fails.append(line[len('ipc-fail: '):])
 
@@ -601,8 +605,9 @@ if nofix['refused'] or nofix['misses'] or LNF:
               '(those keys are then missing, and lookups of them miss): %s. '
               'Missed lookups per run: %s.\n' % (
                   '; '.join(nofix['refused']) or 'none',
-                  '; '.join('%s: %s' % (k, '/'.join('%d' % x for x in v))
-                            for k, v in sorted(nofix['misses'].items())) or 'none'))
+                  '; '.join(['%s: %s' % (k, '/'.join('%d' % x for x in v))
+                             for k, v in sorted(nofix['misses'].items())] +
+                            nofix['other']) or 'none'))
 
 if resize:
     md.append('## Lookups on one CPU while the other grows and shrinks the map\n')

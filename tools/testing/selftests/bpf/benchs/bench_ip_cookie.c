@@ -578,6 +578,7 @@ static void kmulti_setup(enum variant v)
 		fprintf(stderr, "ip_cookie bench: only %zu attachable functions\n",
 			avail);
 	ipc_args.nr_funcs = n;
+	printf("ipc-kmulti: attachable=%zu funcs=%zu\n", avail, n);
 
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.cookie_data, n);
 	bpf_map__set_max_entries(ipc_ctx.skel->maps.ip_hash, n);
