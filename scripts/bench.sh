@@ -196,6 +196,11 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	# bench runs on the base kernel: take the BPF types from its BTF
 	# (this also spares the debug kernel build of make selftests).
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
+fi
+# The variant kernels (the -icount part only) build while the series
+# kernel's -icount boot runs: its counts do not depend on what else runs
+# on the host.  Their boots wait for the build.
+build_variants() {
 	if [ "$KCOOKIE" = 1 ]; then
 		EXTRA_PATCHES=$ROOT/patches/variants/kmulti-cookie-o1.patch \
 			"$ROOT/scripts/build-variant.sh" "$VARIANT" base
@@ -204,7 +209,19 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 		PATCHES="-rhashfix -rhashtest" \
 			"$ROOT/scripts/build-variant.sh" "$NOFIX" base
 	fi
+}
+variants=
+if [ "${NO_BUILD:-0}" != 1 ] && { [ "$KCOOKIE" = 1 ] || [ "$RHASH_NOFIX" = 1 ]; }; then
+	mkdir -p "$BUILD/vm"
+	build_variants > "$BUILD/vm/bench-variants.log" 2>&1 &
+	variants=$!
 fi
+wait_variants() {
+	[ -n "$variants" ] || return 0
+	wait "$variants" ||
+		{ echo "bench: variant kernels failed to build, see $BUILD/vm/bench-variants.log" >&2; exit 1; }
+	variants=
+}
 [ -x "$MINI/bench" ] || { echo "bench: no $MINI/bench (make selftests)" >&2; exit 1; }
 
 mode=full
@@ -253,6 +270,7 @@ case " $ONLY " in *" icount "*)
 	: > "$raw"
 	rounds=${ROUNDS:-3}
 	boot icount "$raw" 1 hot
+	wait_variants
 	if [ "$KCOOKIE" = 1 ]; then
 		# Its rounds and variants renamed ("kcookie-R", "cookie_o1"),
 		# so the report keeps them apart from the series kernel's.
