@@ -52,14 +52,17 @@
 #include "kshim.h"
 #include "bench-native.h"
 
-#include <repo/kernel/bpf/ip_cookie.c>
-
 /* Kernel names that libc also uses: the objects built from lib/ export
- * them under these names.
+ * them under these names (ip_cookie.c sorts with lib/sort.c's sort()).
+ * memcmp() is renamed after ip_cookie.c, which calls none, so that the
+ * compiler's handling of it there stays what it is in the kernel.
  */
 #define bsearch kernel_bsearch
 #define sort_r kernel_sort_r
 #define sort kernel_sort
+
+#include <repo/kernel/bpf/ip_cookie.c>
+
 #define memcmp kernel_memcmp
 int kernel_memcmp(const void *cs, const void *ct, size_t count);
 
@@ -83,16 +86,36 @@ int kernel_memcmp(const void *cs, const void *ct, size_t count);
 
 struct task_struct shim_task;
 struct work_struct *shim_work_list;
+struct irq_work *shim_irq_work_list;
+/* A tracing program runs with preemption disabled: see kshim.h. */
+unsigned int shim_preempt_count = 1;
 
-/* The worker thread of kshim.h's schedule_work(): run what is queued. */
+/* Never called: the count never drops to 0 (kshim.h rcu_read_unlock()). */
+void shim_preempt_schedule(void)
+{
+	shim_warn(__FILE__, __LINE__);
+}
+
+/* The self-IPI of kshim.h's irq_work_queue(), then the worker thread of
+ * its schedule_work(): run what is queued, the irq_work first.
+ */
 void shim_run_work(void)
 {
 	struct work_struct *work;
+	struct irq_work *iw;
 
-	while ((work = shim_work_list)) {
-		shim_work_list = work->shim_next;
-		work->shim_pending = false;
-		work->func(work);
+	for (;;) {
+		if ((iw = shim_irq_work_list)) {
+			shim_irq_work_list = iw->shim_next;
+			iw->shim_pending = false;
+			iw->func(iw);
+		} else if ((work = shim_work_list)) {
+			shim_work_list = work->shim_next;
+			work->shim_pending = false;
+			work->func(work);
+		} else {
+			break;
+		}
 	}
 }
 
@@ -420,7 +443,10 @@ static int htab_build(const u64 *keys, const u64 *vals, const u32 *order,
 				      freelist_pop_index(i, num_entries, ncpus));
 		hash = htab_map_hash(key, key_size, htab->hashrnd);
 		memcpy(l_new->key, key, key_size);
-		memcpy(l_new->key + round_up(key_size, 8), &vals[order[i]],
+		/* copy_map_value() of a map without a btf_record: a copy of
+		 * value_size bytes (bpf_obj_memcpy())
+		 */
+		memcpy(htab_elem_value(l_new, key_size), &vals[order[i]],
 		       value_size);
 		l_new->hash = hash;
 		hlist_nulls_add_head_rcu(&l_new->hash_node,
