@@ -47,6 +47,7 @@ void *memset(void *dst, int c, size_t n);
  */
 int memcmp(const void *cs, const void *ct, size_t count);
 void *malloc(size_t size);
+void *calloc(size_t nmemb, size_t size);
 void free(void *ptr);
 
 /* compiler.h, compiler_attributes.h */
@@ -550,7 +551,34 @@ struct bpf_mem_alloc {
 	struct obj_cgroup *objcg;
 	bool percpu;
 	struct work_struct work;
+	u32 shim_unit_size;	/* the kernel keeps it per CPU, in the cache */
 };
+
+/*
+ * kernel/bpf/memalloc.c for a fixed-size, not per-CPU allocator (RHASH's
+ * elements): bpf_mem_alloc_init() makes room for an llist_node before
+ * each object (size += LLIST_NODE_SZ), the caches refill with
+ * kmalloc_node(c->unit_size), and bpf_mem_cache_alloc() returns the
+ * object past that node.  bench-native.sh checks those lines.
+ */
+#define LLIST_NODE_SZ		sizeof(struct llist_node)
+static inline int bpf_mem_alloc_init(struct bpf_mem_alloc *ma, int size,
+				     bool percpu)
+{
+	if (percpu || !size)
+		return -EINVAL;	/* not modelled */
+	size += LLIST_NODE_SZ;
+	ma->shim_unit_size = size;
+	return 0;
+}
+
+static inline void *bpf_mem_cache_alloc(struct bpf_mem_alloc *ma)
+{
+	char *ret = shim_kmalloc(ma->shim_unit_size);
+
+	return !ret ? NULL : ret + LLIST_NODE_SZ;
+}
+#define bpf_mem_alloc_destroy(ma)	((void)(ma))
 
 /*
  * The patched tree's UAPI <linux/bpf.h> and the BPF_* instruction macros
@@ -632,6 +660,10 @@ static inline int register_btf_kfunc_id_set(int prog_type,
 {
 	return 0;
 }
+
+/* include/linux/filter.h: what RHASH's update brackets the insert with */
+#define bpf_disable_instrumentation()	do { } while (0)
+#define bpf_enable_instrumentation()	do { } while (0)
 
 static inline void bpf_map_init_from_attr(struct bpf_map *map,
 					  union bpf_attr *attr)
