@@ -1,20 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench-native: time on the host CPU, natively, the data-structure part
-# of four lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
-# probe, the HASH bucket walk, the rhashtable lookup) with the kernel's own
-# code and layouts; see scripts/bench-native/. A model of the data
-# structures, not of the kernel path. Builds into build/bench-native/,
-# writes the raw output to docs/results/native-<cpu>[-max<N>].txt and the
-# table to docs/results/native.md.
+# of the lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
+# probe, the HASH bucket walk, RHASH's rhashtable lookup with this tree's
+# hash and with pristine 7.3's) with the kernel's own code and layouts;
+# see scripts/bench-native/. A model of the data structures, not of the
+# kernel path. Builds into build/bench-native/, writes the raw output to
+# docs/results/native-<cpu>[-max<N>].txt and the table to
+# docs/results/native.md.
 #
-# rhashtable is the structure behind BPF_MAP_TYPE_RHASH (bpf-next, 2026)
-# and fprobe's IP table (2025). Tracing programs cannot use RHASH (its
-# verifier check refuses kprobe, tracepoint, perf_event and raw_tracepoint
-# programs: "tracing progs cannot use resizable hash maps yet"), so there is
-# no in-kernel run to compare with: this native model is the comparison.
-# Its lookup is the 6.12 tree's include/linux/rhashtable.h, its table is
-# built by lib/rhashtable.c, both compiled here.
+# On 7.3 tracing programs can use BPF_MAP_TYPE_RHASH, and `make bench`
+# measures it in the kernel, next to IP_COOKIE and HASH; this native model
+# is the host-CPU calibration beside those runs. RHASH is modelled twice,
+# from kernel/bpf/hashtab.c of build/linux (the series' patch rhashfix:
+# hash_64(k ^ seed, 32)) and of pristine build/src ((u32)(k ^ (k >> 32))
+# ^ seed); its lookup is rhtab_lookup_elem() with rhashtable.h's
+# rhashtable_lookup_likely(), its table built by lib/rhashtable.c, all
+# compiled here. With a System.map (NATIVE_SYSTEM_MAP, default
+# build/kbuild-base/System.map when it exists) it also reports how each
+# hash spreads the kernel's text addresses over RHASH's buckets.
 #
 # Environment:
 #   NATIVE_ROUNDS=5        measurements per point (median, min-max)
@@ -23,6 +27,7 @@
 #   NATIVE_LOOKUPS=1048576 lookups per measurement, at least
 #   NATIVE_CPU=n           CPU to pin to (default: the last allowed one)
 #   NATIVE_SEED=1          seed of keys, orders and the maps' seeds
+#   NATIVE_SYSTEM_MAP=f   System.map for the chains report (read only)
 #   NATIVE_BUILD_ONLY=1    build and check the sources, do not run
 set -euo pipefail
 
@@ -38,6 +43,7 @@ MAX_N=${NATIVE_MAX_N:-1048576}
 LOOKUPS=${NATIVE_LOOKUPS:-1048576}
 SEED=${NATIVE_SEED:-1}
 CC=${CC:-gcc}
+SYSTEM_MAP=${NATIVE_SYSTEM_MAP:-$ROOT/build/kbuild-base/System.map}
 
 die() { echo "bench-native: $*" >&2; exit 1; }
 
@@ -336,6 +342,11 @@ mkdir -p "$RES"
 			"$ROOT/build/kbuild-base/.config" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
 	fi
 	(cd "$ROOT" && "${CMD[@]}")
+	if [ -f "$SYSTEM_MAP" ]; then
+		"$OUT/bench-native" -m "$SYSTEM_MAP" -s "$SEED"
+	else
+		echo "# chains: no System.map ($SYSTEM_MAP)"
+	fi
 } > "$RAW.tmp" || { cat "$RAW.tmp" >&2; die "run failed (output kept in $RAW.tmp)"; }
 mv "$RAW.tmp" "$RAW"
 echo "bench-native: raw output in ${RAW#"$ROOT"/}"
@@ -343,18 +354,21 @@ echo "bench-native: raw output in ${RAW#"$ROOT"/}"
 # ---- report ----
 awk -v raw="${RAW#"$ROOT"/}" '
 function f(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
-function cell(k, u) { return f(v[k, u]) " [" f(v[k, u "_min"]) "–" f(v[k, u "_max"]) "]" }
+function cell(k, u,   a) {
+	if (!((k, u) in v)) { split(k, a, SUBSEP); return (a[1], a[4]) in refused ? "refused " refused[a[1], a[4]] " keys" : "" }
+	return f(v[k, u]) " [" f(v[k, u "_min"]) "–" f(v[k, u "_max"]) "]"
+}
 function ratio(a, b) { return v[a, "ns"] && v[b, "ns"] ? sprintf("%.2f", v[a, "ns"] / v[b, "ns"]) : "" }
 function table(pat, mode, u, name,   i, n, k) {
 	printf "\n### %s, %s, %s per lookup: median [min–max] of %s rounds\n\n", pat, mode, name, rounds
-	printf "| N | kprobe.multi bsearch | IP_COOKIE inlined | IP_COOKIE call | HASH | rhashtable |%s\n", u == "ns" ? " harness | IP_COOKIE / bsearch | IP_COOKIE / HASH | IP_COOKIE / rhashtable |" : ""
-	printf "|--:|--:|--:|--:|--:|--:|%s\n", u == "ns" ? "--:|--:|--:|--:|" : ""
+	printf "| N | kprobe.multi bsearch | IP_COOKIE inlined | IP_COOKIE call | HASH | RHASH | RHASH (7.3 hash) |%s\n", u == "ns" ? " harness | IP_COOKIE / bsearch | IP_COOKIE / HASH | IP_COOKIE / RHASH |" : ""
+	printf "|--:|--:|--:|--:|--:|--:|--:|%s\n", u == "ns" ? "--:|--:|--:|--:|" : ""
 	for (i = 1; i <= nn; i++) {
 		n = ns_list[i]
 		k = n SUBSEP pat SUBSEP mode
-		printf "| %s | %s | %s | %s | %s | %s |", n, cell(k SUBSEP "kprobe", u), cell(k SUBSEP "ic-inline", u), cell(k SUBSEP "ic-call", u), cell(k SUBSEP "hash", u), cell(k SUBSEP "rhashtable", u)
+		printf "| %s | %s | %s | %s | %s | %s | %s |", n, cell(k SUBSEP "kprobe", u), cell(k SUBSEP "ic-inline", u), cell(k SUBSEP "ic-call", u), cell(k SUBSEP "hash", u), cell(k SUBSEP "rhash", u), cell(k SUBSEP "rhash73", u)
 		if (u == "ns")
-			printf " %s | %s | %s | %s |", f(v[k SUBSEP "loop", "ns"]), ratio(k SUBSEP "ic-inline", k SUBSEP "kprobe"), ratio(k SUBSEP "ic-inline", k SUBSEP "hash"), ratio(k SUBSEP "ic-inline", k SUBSEP "rhashtable")
+			printf " %s | %s | %s | %s |", f(v[k SUBSEP "loop", "ns"]), ratio(k SUBSEP "ic-inline", k SUBSEP "kprobe"), ratio(k SUBSEP "ic-inline", k SUBSEP "hash"), ratio(k SUBSEP "ic-inline", k SUBSEP "rhash")
 		printf "\n"
 	}
 }
@@ -369,6 +383,19 @@ function table(pat, mode, u, name,   i, n, k) {
 /^# loadavg at end: / { la1 = $5 }
 /^# transparent_hugepage: / { thp = substr($0, 25) }
 /^# kernel config of / { kconfig = $0; sub(/^# kernel config of [^:]*: /, "", kconfig) }
+/^# chains: / { chains_hdr = substr($0, 11) }
+/^chains / {
+	delete kv
+	for (i = 2; i <= NF; i++) { split($i, a, "="); kv[a[1]] = a[2] }
+	nch++
+	ch[nch] = sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", kv["order"], kv["N"], kv["hash"] == "rhash" ? "RHASH" : "RHASH (7.3 hash)", kv["buckets"], kv["used_pct"], kv["mean_chain"], kv["max_chain"], kv["beyond16"], kv["refused"] (kv["insert_error"] != "" ? " (error " kv["insert_error"] ")" : ""), kv["same_with_other_seed"] != "" ? kv["same_with_other_seed"] : "–")
+	next
+}
+/^refused / {
+	split($2, a, "="); n = a[2]
+	split($3, b, "="); split($4, c, "[=:]")
+	refused[n, b[2]] = c[2]
+}
 /^(shape|hotkey|result) / {
 	delete kv
 	for (i = 2; i <= NF; i++) { split($i, a, "="); kv[a[1]] = a[2] }
@@ -389,28 +416,32 @@ END {
 	print "Written by `make bench-native` (scripts/bench-native.sh); raw output: `" raw "`."
 	print ""
 	print "**What this is.** A user-space program times, natively on the host CPU, the"
-	print "*data-structure part* of four ways to find per-function data from a function"
+	print "*data-structure part* of the ways to find per-function data from a function"
 	print "address, compiled from the kernel'"'"'s own code (see"
 	print "scripts/bench-native/models.c): the kprobe.multi cookie lookup"
 	print "(`bpf_kprobe_multi_cookie()`, `bsearch()` of lib/bsearch.c with its indirect"
 	print "comparator call), the BPF_MAP_TYPE_IP_COOKIE index probe (kernel/bpf/ip_cookie.c"
 	print "compiled unchanged; the map is filled by its own batch update; \"inlined\" is"
 	print "the instruction sequence of `ip_cookie_map_gen_lookup()`, checked against those"
-	print "instructions, \"call\" is `ip_cookie_map_lookup_elem()`), and BPF_MAP_TYPE_HASH"
+	print "instructions, \"call\" is `ip_cookie_map_lookup_elem()`), BPF_MAP_TYPE_HASH"
 	print "(`__htab_map_lookup_elem()` with jhash and the hlist_nulls bucket walk, taken from"
-	print "kernel/bpf/hashtab.c), and rhashtable, the structure behind BPF_MAP_TYPE_RHASH"
-	print "(bpf-next, 2026) and fprobe'"'"'s IP table (2025): `rhashtable_lookup()` of"
-	print "include/linux/rhashtable.h with a u64 table'"'"'s parameters as constants (key_len 8,"
-	print "so its default jhash2(); the bucket_table, the nulls-marker chain walk and a"
-	print "`memcmp()` per element, out of line as in the kernel), called as a map'"'"'s lookup"
-	print "op, on a table lib/rhashtable.c built and grew (×2 past 75% load) insert by"
-	print "insert. Every lookup is checked against the value it must find."
+	print "kernel/bpf/hashtab.c), and BPF_MAP_TYPE_RHASH twice: a call of"
+	print "`rhtab_lookup_elem()` as `rhtab_map_gen_lookup()` emits it (guard(rcu), then"
+	print "`rhashtable_lookup_likely()` of include/linux/rhashtable.h with RHASH'"'"'s"
+	print "8-byte-key params `rhtab_params_long` as constants: its own `rhtab_hashfn_long()`"
+	print "and `rhtab_key_cmp_long()`, the bucket_table and the nulls-marker chain walk), on"
+	print "a map made by `rhtab_map_alloc()` (size hint min(N, 65535), as `make bench` sets"
+	print "it) and filled insert by insert by lib/rhashtable.c, which grows it ×2 past 75%"
+	print "load. **RHASH** is this tree'"'"'s code, with the series'"'"' patch rhashfix"
+	print "(`hash_64(k ^ seed, 32)`); **RHASH (7.3 hash)** is pristine 7.3'"'"'s"
+	print "(`(u32)(k ^ (k >> 32)) ^ seed`), which keeps the key'"'"'s low bits as the bucket"
+	print "index. Every lookup is checked against the value it must find."
 	print ""
-	print "**Why rhashtable is modelled here.** Tracing programs cannot use RHASH: its"
-	print "verifier check refuses kprobe, tracepoint, perf_event and raw_tracepoint programs"
-	print "(\"tracing progs cannot use resizable hash maps yet\"), and it is not in 6.12. So"
-	print "there is no in-kernel run of it to set beside IP_COOKIE: this native model is the"
-	print "comparison."
+	print "**Next to the kernel runs.** On 7.3 tracing programs can use RHASH, and `make"
+	print "bench` measures IP_COOKIE, HASH and RHASH in the kernel (guest instructions"
+	print "under QEMU -icount, and time). This native model is the host-CPU calibration"
+	print "beside those runs: what the data structures cost on a real CPU, caches and"
+	print "TLBs included, without the rest of the kernel path."
 	print ""
 	print "**What this is not.** It is a model of the data structures, not of the kernel"
 	print "path: there is no BPF program, no helper or map-op dispatch, no fprobe,"
@@ -442,9 +473,14 @@ END {
 	print "- Each figure includes the harness (loop, load of the key, check of the value):"
 	print "  the *harness* column is that loop around an empty call."
 	print "- Ratios are of medians in ns, IP_COOKIE taken inlined, as a program runs it."
-	print "- rhashtable: 64 buckets at first (no size hint), doubled whenever an insert takes"
-	print "  the load over 75%, so at N = 4^k ≥ 64 it is at 50% load, like IP_COOKIE (HASH:"
-	print "  100%). Elements of 24 bytes (rhash_head, key, value) in kmalloc-32 objects."
+	print "- RHASH: roundup_pow_of_two(hint · 4/3) buckets at first, doubled whenever an"
+	print "  insert takes the load over 75%, so at N = 4^k it is at 50% load, like IP_COOKIE"
+	print "  (HASH: 100%). Elements of 24 bytes (rhash_head, key, value) from bpf_mem_alloc,"
+	print "  8 bytes into kmalloc-32 objects. A map lib/rhashtable.c refused keys for"
+	print "  (-EBUSY) is shown as \"refused\" and not timed at that N. The model runs the"
+	print "  resize worker after every insert, so a chain at RHT_ELASTICITY (16) gets a"
+	print "  same-size rehash and the insert goes on: chains can pass 16 without a refusal;"
+	print "  a kernel whose worker lags behind the inserts refuses some instead."
 	print "- IP_COOKIE: at these N the batch-filled index is at 50% load, the load a"
 	print "  rebuild aims at; between rebuilds it goes up to 80% (e.g."
 	print "  `NATIVE_SIZES=3276,838860` gives 80%). \"call\" models 8-byte keys; 16-byte"
@@ -476,17 +512,40 @@ END {
 	print "## Shape of the structures"
 	print ""
 	print "IP_COOKIE: buckets, load (N / buckets), probe bound, mean and max slots a key"
-	print "sits past its home. HASH and rhashtable: buckets, mean position of a key in its"
-	print "bucket, longest bucket. bsearch: mean comparator calls to find a key. Hot key: its"
-	print "IP_COOKIE displacement / HASH position / rhashtable position / bsearch"
-	print "comparator calls."
+	print "sits past its home. HASH and the two RHASH maps: buckets, mean position of a key"
+	print "in its bucket, longest bucket (RHASH: and keys refused). bsearch: mean comparator"
+	print "calls to find a key. Hot key: its IP_COOKIE displacement / HASH position / RHASH"
+	print "position / RHASH (7.3 hash) position / bsearch comparator calls."
 	print ""
-	print "| N | IP_COOKIE buckets | load | probe | mean / max disp | HASH buckets | mean pos / max chain | rhashtable buckets | mean pos / max chain | bsearch cmps | hot key |"
-	print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	print "| N | IP_COOKIE buckets | load | probe | mean / max disp | HASH buckets | mean pos / max chain | RHASH buckets | mean pos / max chain / refused | RHASH (7.3 hash) buckets | mean pos / max chain / refused | bsearch cmps | hot key |"
+	print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	for (i = 1; i <= nn; i++) {
 		n = ns_list[i]
-		printf "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s | %s | %s / %s / %s / %s |\n", n, shape[n, "ic_buckets"], shape[n, "ic_load"], shape[n, "ic_probe"], shape[n, "ic_mean_disp"], shape[n, "ic_max_disp"], shape[n, "ht_buckets"], shape[n, "ht_mean_pos"], shape[n, "ht_max_chain"], shape[n, "rht_buckets"], shape[n, "rht_mean_pos"], shape[n, "rht_max_chain"], shape[n, "bs_mean_cmp"], hot[n, "ic_disp"], hot[n, "ht_pos"], hot[n, "rht_pos"], hot[n, "bs_cmp"]
+		printf "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s / %s / %s / %s / %s |\n", n, shape[n, "ic_buckets"], shape[n, "ic_load"], shape[n, "ic_probe"], shape[n, "ic_mean_disp"], shape[n, "ic_max_disp"], shape[n, "ht_buckets"], shape[n, "ht_mean_pos"], shape[n, "ht_max_chain"], shape[n, "rh_buckets"], shape[n, "rh_mean_pos"], shape[n, "rh_max_chain"], shape[n, "rh_refused"], shape[n, "rh73_buckets"], shape[n, "rh73_mean_pos"], shape[n, "rh73_max_chain"], shape[n, "rh73_refused"], shape[n, "bs_mean_cmp"], hot[n, "ic_disp"], hot[n, "ht_pos"], hot[n, "rh_pos"], hot[n, "rh73_pos"], hot[n, "bs_cmp"]
 	}
+	print ""
+	print "## RHASH chains on kernel text addresses"
+	print ""
+	if (!nch) {
+		print "Not run: " (chains_hdr ? chains_hdr : "no System.map") "."
+		exit
+	}
+	print "`bench-native -m`: " chains_hdr ". For N = 1,000, 10,000 and all of"
+	print "them, the first N of a seeded shuffle and the first N in address order: the"
+	print "table an RHASH map of N keys has (size hint min(N, 65535), ×2 above 75% load)"
+	print "and how each hash spreads the keys over it, from `rhtab_hashfn_long()` of each"
+	print "tree and `rht_bucket_index()` (no timing). *Mean chain* is over used buckets;"
+	print "*beyond 16* counts keys past the 16th (RHT_ELASTICITY) in their bucket, those a"
+	print "table laid out so would find at the limit; *refused* is what lib/rhashtable.c"
+	print "refused inserting the keys in that order with its worker keeping up (see above:"
+	print "a lagging worker refuses some of the *beyond 16* keys). XOR with the seed only"
+	print "permutes the 7.3 hash'"'"'s buckets, so its chains do not depend on the seed"
+	print "(*same with another seed* checks it)."
+	print ""
+	print "| order | N | hash | buckets | % used | mean chain | longest | beyond 16 | refused | same with another seed |"
+	print "|---|--:|---|--:|--:|--:|--:|--:|--:|---|"
+	for (i = 1; i <= nch; i++)
+		print ch[i]
 }' "$RAW" > "$MD.tmp"
 mv "$MD.tmp" "$MD"
 echo "bench-native: table in ${MD#"$ROOT"/}"
