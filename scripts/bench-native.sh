@@ -1,20 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench-native: time on the host CPU, natively, the data-structure part
-# of four lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
-# probe, the HASH bucket walk, the rhashtable lookup) with the kernel's own
-# code and layouts; see scripts/bench-native/. A model of the data
-# structures, not of the kernel path. Builds into build/bench-native/,
-# writes the raw output to docs/results/native-<cpu>[-max<N>].txt and the
-# table to docs/results/native.md.
+# of the lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
+# probe, the HASH bucket walk, RHASH's rhashtable lookup with this tree's
+# hash and with pristine 7.3's) with the kernel's own code and layouts;
+# see scripts/bench-native/. A model of the data structures, not of the
+# kernel path. Builds into build/bench-native/, writes the raw output to
+# docs/results/native-<cpu>[-max<N>].txt and the table to
+# docs/results/native.md.
 #
-# rhashtable is the structure behind BPF_MAP_TYPE_RHASH (bpf-next, 2026)
-# and fprobe's IP table (2025). Tracing programs cannot use RHASH (its
-# verifier check refuses kprobe, tracepoint, perf_event and raw_tracepoint
-# programs: "tracing progs cannot use resizable hash maps yet"), so there is
-# no in-kernel run to compare with: this native model is the comparison.
-# Its lookup is the 6.12 tree's include/linux/rhashtable.h, its table is
-# built by lib/rhashtable.c, both compiled here.
+# On 7.3 tracing programs can use BPF_MAP_TYPE_RHASH, and `make bench`
+# measures it in the kernel, next to IP_COOKIE and HASH; this native model
+# is the host-CPU calibration beside those runs. RHASH is modelled twice,
+# from kernel/bpf/hashtab.c of build/linux (the series' patch rhashfix:
+# hash_64(k ^ seed, 32)) and of pristine build/src ((u32)(k ^ (k >> 32))
+# ^ seed); its lookup is rhtab_lookup_elem() with rhashtable.h's
+# rhashtable_lookup_likely(), its table built by lib/rhashtable.c, all
+# compiled here. With a System.map (NATIVE_SYSTEM_MAP, default
+# build/kbuild-base/System.map when it exists) it also reports how each
+# hash spreads the kernel's text addresses over RHASH's buckets.
 #
 # Environment:
 #   NATIVE_ROUNDS=5        measurements per point (median, min-max)
@@ -23,6 +27,7 @@
 #   NATIVE_LOOKUPS=1048576 lookups per measurement, at least
 #   NATIVE_CPU=n           CPU to pin to (default: the last allowed one)
 #   NATIVE_SEED=1          seed of keys, orders and the maps' seeds
+#   NATIVE_SYSTEM_MAP=f   System.map for the chains report (read only)
 #   NATIVE_BUILD_ONLY=1    build and check the sources, do not run
 set -euo pipefail
 
@@ -38,6 +43,7 @@ MAX_N=${NATIVE_MAX_N:-1048576}
 LOOKUPS=${NATIVE_LOOKUPS:-1048576}
 SEED=${NATIVE_SEED:-1}
 CC=${CC:-gcc}
+SYSTEM_MAP=${NATIVE_SYSTEM_MAP:-$ROOT/build/kbuild-base/System.map}
 
 die() { echo "bench-native: $*" >&2; exit 1; }
 
@@ -61,7 +67,7 @@ check_has kernel/bpf/hashtab.c 'htab->elem_size += round_up(htab->map.value_size
 check_has kernel/bpf/hashtab.c 'htab->hashrnd = get_random_u32();' "models.c htab_build()"
 check_has kernel/bpf/hashtab.c 'num_entries += num_possible_cpus();' "models.c htab_build()"
 check_has kernel/bpf/hashtab.c 'memcpy(l_new->key, key, key_size);' "models.c htab_build()"
-check_has kernel/bpf/hashtab.c 'memcpy(l_new->key + round_up(key_size, 8), value, size);' "models.c htab_build()"
+check_has kernel/bpf/hashtab.c 'copy_map_value(&htab->map, htab_elem_value(l_new, key_size), value);' "models.c htab_build()"
 check_has kernel/bpf/hashtab.c 'l_new->hash = hash;' "models.c htab_build()"
 check_has kernel/bpf/hashtab.c 'hlist_nulls_add_head_rcu(&l_new->hash_node, head);' "models.c htab_build()"
 check_has kernel/bpf/hashtab.c '*insn++ = BPF_EMIT_CALL(__htab_map_lookup_elem);' "models.c run_hash()"
@@ -71,16 +77,35 @@ check_has kernel/trace/bpf_trace.c 'link->entry_ips = ips;' "models.c kp_build()
 check_has kernel/trace/bpf_trace.c 'sort_r(ips, cnt, sizeof(*ips), bpf_kprobe_multi_cookie_cmp,' "models.c kp_build()"
 check_has kernel/trace/bpf_trace.c 'bpf_kprobe_multi_cookie_swap,' "models.c kp_build()"
 check_has kernel/trace/bpf_trace.c 'return bpf_kprobe_multi_cookie(current->bpf_ctx);' "models.c kp_helper()"
-check_has kernel/bpf/verifier.c 'cnt = ops->map_gen_lookup(map_ptr, insn_buf);' "models.c ic_call()/bn_check()"
+check_has kernel/bpf/fixups.c 'cnt = ops->map_gen_lookup(map_ptr, insn_buf);' "models.c ic_call()/bn_check()"
+check_has kernel/bpf/fixups.c 'if (cnt <= 0 || cnt >= INSN_BUF_SIZE) {' "models.c bn_check()"
 check_has kernel/bpf/syscall.c '} else if (size <= (PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)) {' "bench-native.c shim_area_alloc()"
+# shellcheck disable=SC1003	# the line ends in a backslash
 check_has arch/x86/include/asm/barrier.h 'asm volatile ("cmp %1,%2; sbb %0,%0"	\' "kshim.h array_index_mask_nospec()"
 check_has include/linux/slab.h '#define KMALLOC_SHIFT_HIGH	(PAGE_SHIFT + 1)' "bench-native.c kmalloc_size_roundup()"
 check_has include/linux/mmzone.h '#define MAX_PAGE_ORDER 10' "bench-native.c KMALLOC_MAX_SIZE"
 check_has lib/rhashtable.c '#define HASH_DEFAULT_SIZE	64UL' "models.c rht_expected_size()"
+check_has lib/rhashtable.c '#define HASH_MIN_SIZE		4U' "models.c rht_expected_size()"
+check_has lib/rhashtable.c 'retsize = max(roundup_pow_of_two(params->nelem_hint * 4 / 3),' "models.c rht_expected_size()"
+check_has lib/rhashtable.c 'tbl->hash_rnd = get_random_u32();' "models.c bn_chains()"
+check_has kernel/bpf/hashtab.c 'params.nelem_hint = (u32)attr->map_extra;' "models.c rh_build_one()"
+check_has kernel/bpf/hashtab.c 'if (atomic_read(&rhtab->ht.nelems) >= map->max_entries)' "models.c RH_INSERT()"
+check_has kernel/bpf/hashtab.c 'elem = bpf_mem_cache_alloc(&rhtab->ma);' "models.c RH_INSERT()"
+check_has kernel/bpf/hashtab.c 'memcpy(elem->data, key, map->key_size);' "models.c RH_INSERT()"
+check_has kernel/bpf/hashtab.c 'copy_map_value(map, rhtab_elem_value(elem, map->key_size), value);' "models.c RH_INSERT()"
+check_has kernel/bpf/hashtab.c 'tmp = rhashtable_lookup_get_insert_fast(&rhtab->ht, &elem->node, rhtab_params_long);' "models.c RH_INSERT()"
+check_has kernel/bpf/hashtab.c '*insn++ = BPF_EMIT_CALL(rhtab_lookup_elem);' "models.c rh_call_tree()"
+check_has kernel/bpf/hashtab.c 'offsetof(struct rhtab_elem, data) + round_up(map->key_size, 8));' "models.c RH_VALUE_OFF"
+check_has kernel/bpf/memalloc.c 'size += LLIST_NODE_SZ; /* room for llist_node */' "kshim.h bpf_mem_alloc_init()"
+check_has kernel/bpf/memalloc.c 'return kmalloc_node(c->unit_size, flags | __GFP_ZERO, node);' "kshim.h bpf_mem_cache_alloc()"
+check_has kernel/bpf/memalloc.c 'return !ret ? NULL : ret + LLIST_NODE_SZ;' "kshim.h bpf_mem_cache_alloc()"
+check_has include/linux/rcupdate.h 'DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())' "kshim.h guard(rcu)"
+check_has tools/testing/selftests/bpf/benchs/bench_ip_cookie.c 'return n < 65535 ? n : 65535;' "models.c rh_hint()"
 check_has lib/rhashtable.c 'retsize = max(HASH_DEFAULT_SIZE,' "models.c rht_expected_size()"
 check_has lib/rhashtable.c 'err = rhashtable_rehash_alloc(ht, tbl, tbl->size * 2);' "models.c rht_expected_size()"
 check_has include/linux/rhashtable.h 'return atomic_read(&ht->nelems) > (tbl->size / 4 * 3) &&' "models.c rht_expected_size()"
-check_has include/linux/rhashtable.h 'schedule_work(&ht->run_work);' "kshim.h schedule_work(), models.c rht_build()"
+check_has include/linux/rhashtable.h 'irq_work_queue(&ht->run_irq_work);' "kshim.h irq_work_queue(), models.c rht_build()"
+check_has lib/rhashtable.c 'schedule_work(&ht->run_work);' "kshim.h schedule_work(), models.c rht_build()"
 check_has include/linux/lockdep_types.h 'struct lockdep_map { };' "kshim.h struct lockdep_map (struct bucket_table's layout)"
 check_has include/linux/bit_spinlock.h 'while (unlikely(test_and_set_bit_lock(bitnum, addr))) {' "kshim.h bit_spin_lock()"
 check_has include/linux/bit_spinlock.h 'clear_bit_unlock(bitnum, addr);' "kshim.h bit_spin_unlock()"
@@ -118,7 +143,7 @@ $TREE/include/uapi/linux/bpf.h $TREE/tools/include/linux/filter.h"
 for h in "${!REAL[@]}"; do
 	SCAN="$SCAN $TREE/${REAL[$h]}"
 done
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2013	# words: header names
 for h in $(sed -n 's/^#[[:space:]]*include[[:space:]]*<\(\(linux\|asm\)\/[^>]*\)>.*/\1/p' $SCAN | sort -u); do
 	mkdir -p "$INC/$(dirname "$h")"
 	if [ -n "${REAL[$h]:-}" ]; then
@@ -132,10 +157,16 @@ for h in $(sed -n 's/^#[[:space:]]*include[[:space:]]*<\(\(linux\|asm\)\/[^>]*\)
 	fi
 done
 
+# tools/include/linux/filter.h (7.3) includes <uapi/linux/filter.h>: the
+# tools copy of the UAPI header.
+mkdir -p "$INC/uapi/linux"
+echo "#include <tree/tools/include/uapi/linux/filter.h>" > "$INC/uapi/linux/filter.h"
+
 # Definitions models.c needs from files too big to compile whole: cut out
 # at build time, each with a #line pointing at its source.
-extract() {	# extract FILE KIND NAME; KIND: struct, func or define
-	awk -v kind="$2" -v name="$3" -v file="$TREE/$1" '
+extract() {	# extract FILE KIND NAME [TREE]; KIND: struct, func, var or define
+	local tree=${4:-$TREE}
+	awk -v kind="$2" -v name="$3" -v file="$tree/$1" '
 	done { next }
 	!on && kind == "define" && $0 ~ ("^#define " name "[ \t]") {
 		printf "#line %d \"%s\"\n%s\n", NR, file, $0
@@ -148,6 +179,9 @@ extract() {	# extract FILE KIND NAME; KIND: struct, func or define
 	!on && kind == "func" && $0 ~ ("^[A-Za-z_].*[ *]" name "\\(") {
 		on = 1; first = NR; buf = ""; body = 0
 	}
+	!on && kind == "var" && $0 ~ ("^[A-Za-z_].*[ *]" name " = \\{$") {
+		on = 1; first = NR; buf = ""; body = 1
+	}
 	on {
 		buf = buf $0 "\n"
 		if (!body && $0 ~ /;[ \t]*$/) {	# a declaration
@@ -156,30 +190,58 @@ extract() {	# extract FILE KIND NAME; KIND: struct, func or define
 		}
 		if ($0 ~ /^\{/)
 			body = 1
-		if (body && $0 ~ /^\}/) {
+		if (body && $0 ~ /^\}/ && NR > first) {
 			printf "#line %d \"%s\"\n%s", first, file, buf
 			done = 1
 			on = 0
 		}
 	}
-	END { exit !done }' "$TREE/$1" || die "cannot find $2 $3 in $1"
+	END { exit !done }' "$tree/$1" || die "cannot find $2 $3 in $tree/$1"
 }
+# BPF_MAP_TYPE_RHASH twice: the tree's (with the series' patch rhashfix)
+# and pristine 7.3's, whose 8-byte-key hash differs.  The pristine code is
+# extracted under rhtab73_* names, on the tree's structures, which must be
+# the same in both.
+SRC_TREE=$BASE_HOME/src
+[ -f "$SRC_TREE/kernel/bpf/hashtab.c" ] ||
+	die "no pristine 7.3 tree in $SRC_TREE (scripts/prepare-tree.sh makes it)"
+RH_SHARED="struct:rhtab_elem struct:bpf_rhtab func:rhtab_elem_value var:rhtab_params"
+RH_OWN="func:rhtab_key_cmp_long func:rhtab_hashfn_long var:rhtab_params_long
+func:rhtab_map_alloc func:rhtab_lookup_elem"
+for kn in $RH_SHARED; do
+	[ "$(extract kernel/bpf/hashtab.c "${kn%%:*}" "${kn#*:}" | sed 1d)" = \
+	  "$(extract kernel/bpf/hashtab.c "${kn%%:*}" "${kn#*:}" "$SRC_TREE" | sed 1d)" ] ||
+		die "${kn#*:} differs between $TREE and $SRC_TREE: the rhtab73_* model needs its own"
+done
 {
 	echo "/* Generated by scripts/bench-native.sh from $TREE: do not edit. */"
 	extract include/linux/bpf_verifier.h define INSN_BUF_SIZE
 	extract include/linux/bpf.h struct bpf_run_ctx
-	extract kernel/bpf/hashtab.c define HASHTAB_MAP_LOCK_COUNT
 	extract kernel/bpf/hashtab.c struct bucket
 	extract kernel/bpf/hashtab.c struct bpf_htab
 	extract kernel/bpf/hashtab.c struct htab_elem
 	extract kernel/bpf/hashtab.c func htab_init_buckets
 	extract kernel/bpf/hashtab.c func get_htab_elem
+	extract kernel/bpf/hashtab.c func htab_elem_value
 	extract kernel/bpf/hashtab.c func htab_map_hash
 	extract kernel/bpf/hashtab.c func __select_bucket
 	extract kernel/bpf/hashtab.c func select_bucket
 	extract kernel/bpf/hashtab.c func lookup_nulls_elem_raw
 	extract kernel/bpf/hashtab.c func __htab_map_lookup_elem
 	extract kernel/bpf/hashtab.c func htab_map_lookup_elem
+	for kn in $RH_SHARED $RH_OWN; do
+		extract kernel/bpf/hashtab.c "${kn%%:*}" "${kn#*:}"
+	done
+	# pristine 7.3's 8-byte-key RHASH, renamed
+	for kn in $RH_OWN; do
+		echo "#define ${kn#*:} rhtab73_${kn#*_}"
+	done
+	for kn in $RH_OWN; do
+		extract kernel/bpf/hashtab.c "${kn%%:*}" "${kn#*:}" "$SRC_TREE"
+	done
+	for kn in $RH_OWN; do
+		echo "#undef ${kn#*:}"
+	done
 	extract kernel/trace/bpf_trace.c struct bpf_session_run_ctx
 	extract kernel/trace/bpf_trace.c struct bpf_kprobe_multi_link
 	extract kernel/trace/bpf_trace.c struct bpf_kprobe_multi_run_ctx
@@ -228,22 +290,25 @@ if command -v objdump > /dev/null; then
 		awk '/<kernel_bsearch>:/ { on = 1 } on && /^$/ { exit } on' |
 		grep -q 'call[[:space:]]*\*%' ||
 		die "kernel_bsearch() has no indirect call of its comparator"
-	# rhashtable_lookup() inlines jhash2() and the walk, but compares with
-	# memcmp() of ht->p.key_len bytes, a length read at run time: a call,
-	# as in the kernel's own objects (lib/rhashtable.o calls memcmp).
-	objdump -dr --no-show-raw-insn "$OUT/models.o" |
-		awk '/<rht_call>:/ { on = 1 } on && /^$/ { on = 0 } on' > "$OUT/rht_call.s"
-	grep -q 'R_X86_64_PLT32[[:space:]]*kernel_memcmp' "$OUT/rht_call.s" ||
-		die "rht_call() does not call memcmp(): see $OUT/rht_call.s"
-	! grep -q 'R_X86_64_PLT32[[:space:]]*[a-z_]*jhash' "$OUT/rht_call.s" ||
-		die "rht_call() calls jhash out of line: see $OUT/rht_call.s"
+	# rhtab_lookup_elem() inlines, for 8-byte keys, rhashtable_lookup_likely()
+	# with rhtab_params_long: its hashfn and obj_cmpfn are
+	# __always_inline and must not be called out of line (its other
+	# branch, for other key sizes, calls memcmp(), as in the kernel).
+	for f in rh_call_tree rh_call_73; do
+		objdump -dr --no-show-raw-insn "$OUT/models.o" |
+			awk -v f="<$f>:" '$2 == f { on = 1 } on && /^$/ { on = 0 } on' > "$OUT/$f.s"
+		grep -q 'shim_preempt_count' "$OUT/$f.s" ||
+			die "$f() has no guard(rcu): see $OUT/$f.s"
+		! grep -q 'R_X86_64_PLT32[[:space:]]*\(rhtab\|hash_64\|__hash_32\)' "$OUT/$f.s" ||
+			die "$f() calls its hash or compare out of line: see $OUT/$f.s"
+	done
 fi
 echo "bench-native: built $OUT/bench-native"
 [ -z "${NATIVE_BUILD_ONLY:-}" ] || exit 0
 
 # ---- run ----
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)
-SLUG=$(printf '%s' "${CPU_MODEL:-unknown-cpu}" | tr 'A-Z' 'a-z' |
+SLUG=$(printf '%s' "${CPU_MODEL:-unknown-cpu}" | tr '[:upper:]' '[:lower:]' |
 	sed 's/([^)]*)//g; s/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
 LABEL=$SLUG
 [ "$MAX_N" -ge 1048576 ] || LABEL=$SLUG-max$MAX_N
@@ -277,25 +342,33 @@ mkdir -p "$RES"
 			"$ROOT/build/kbuild-base/.config" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
 	fi
 	(cd "$ROOT" && "${CMD[@]}")
+	if [ -f "$SYSTEM_MAP" ]; then
+		"$OUT/bench-native" -m "$SYSTEM_MAP" -s "$SEED"
+	else
+		echo "# chains: no System.map ($SYSTEM_MAP)"
+	fi
 } > "$RAW.tmp" || { cat "$RAW.tmp" >&2; die "run failed (output kept in $RAW.tmp)"; }
 mv "$RAW.tmp" "$RAW"
-echo "bench-native: raw output in ${RAW#$ROOT/}"
+echo "bench-native: raw output in ${RAW#"$ROOT"/}"
 
 # ---- report ----
-awk -v raw="${RAW#$ROOT/}" '
+awk -v raw="${RAW#"$ROOT"/}" '
 function f(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
-function cell(k, u) { return f(v[k, u]) " [" f(v[k, u "_min"]) "–" f(v[k, u "_max"]) "]" }
+function cell(k, u,   a) {
+	if (!((k, u) in v)) { split(k, a, SUBSEP); return (a[1], a[4]) in refused ? "refused " refused[a[1], a[4]] " keys" : "" }
+	return f(v[k, u]) " [" f(v[k, u "_min"]) "–" f(v[k, u "_max"]) "]"
+}
 function ratio(a, b) { return v[a, "ns"] && v[b, "ns"] ? sprintf("%.2f", v[a, "ns"] / v[b, "ns"]) : "" }
 function table(pat, mode, u, name,   i, n, k) {
 	printf "\n### %s, %s, %s per lookup: median [min–max] of %s rounds\n\n", pat, mode, name, rounds
-	printf "| N | kprobe.multi bsearch | IP_COOKIE inlined | IP_COOKIE call | HASH | rhashtable |%s\n", u == "ns" ? " harness | IP_COOKIE / bsearch | IP_COOKIE / HASH | IP_COOKIE / rhashtable |" : ""
-	printf "|--:|--:|--:|--:|--:|--:|%s\n", u == "ns" ? "--:|--:|--:|--:|" : ""
+	printf "| N | kprobe.multi bsearch | IP_COOKIE inlined | IP_COOKIE call | HASH | RHASH | RHASH (7.3 hash) |%s\n", u == "ns" ? " harness | IP_COOKIE / bsearch | IP_COOKIE / HASH | IP_COOKIE / RHASH |" : ""
+	printf "|--:|--:|--:|--:|--:|--:|--:|%s\n", u == "ns" ? "--:|--:|--:|--:|" : ""
 	for (i = 1; i <= nn; i++) {
 		n = ns_list[i]
 		k = n SUBSEP pat SUBSEP mode
-		printf "| %s | %s | %s | %s | %s | %s |", n, cell(k SUBSEP "kprobe", u), cell(k SUBSEP "ic-inline", u), cell(k SUBSEP "ic-call", u), cell(k SUBSEP "hash", u), cell(k SUBSEP "rhashtable", u)
+		printf "| %s | %s | %s | %s | %s | %s | %s |", n, cell(k SUBSEP "kprobe", u), cell(k SUBSEP "ic-inline", u), cell(k SUBSEP "ic-call", u), cell(k SUBSEP "hash", u), cell(k SUBSEP "rhash", u), cell(k SUBSEP "rhash73", u)
 		if (u == "ns")
-			printf " %s | %s | %s | %s |", f(v[k SUBSEP "loop", "ns"]), ratio(k SUBSEP "ic-inline", k SUBSEP "kprobe"), ratio(k SUBSEP "ic-inline", k SUBSEP "hash"), ratio(k SUBSEP "ic-inline", k SUBSEP "rhashtable")
+			printf " %s | %s | %s | %s |", f(v[k SUBSEP "loop", "ns"]), ratio(k SUBSEP "ic-inline", k SUBSEP "kprobe"), ratio(k SUBSEP "ic-inline", k SUBSEP "hash"), ratio(k SUBSEP "ic-inline", k SUBSEP "rhash")
 		printf "\n"
 	}
 }
@@ -310,6 +383,19 @@ function table(pat, mode, u, name,   i, n, k) {
 /^# loadavg at end: / { la1 = $5 }
 /^# transparent_hugepage: / { thp = substr($0, 25) }
 /^# kernel config of / { kconfig = $0; sub(/^# kernel config of [^:]*: /, "", kconfig) }
+/^# chains: / { chains_hdr = substr($0, 11) }
+/^chains / {
+	delete kv
+	for (i = 2; i <= NF; i++) { split($i, a, "="); kv[a[1]] = a[2] }
+	nch++
+	ch[nch] = sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", kv["order"], kv["N"], kv["hash"] == "rhash" ? "RHASH" : "RHASH (7.3 hash)", kv["buckets"], kv["used_pct"], kv["mean_chain"], kv["max_chain"], kv["beyond16"], kv["refused"] (kv["insert_error"] != "" ? " (error " kv["insert_error"] ")" : ""), kv["same_with_other_seed"] != "" ? kv["same_with_other_seed"] : "–")
+	next
+}
+/^refused / {
+	split($2, a, "="); n = a[2]
+	split($3, b, "="); split($4, c, "[=:]")
+	refused[n, b[2]] = c[2]
+}
 /^(shape|hotkey|result) / {
 	delete kv
 	for (i = 2; i <= NF; i++) { split($i, a, "="); kv[a[1]] = a[2] }
@@ -330,28 +416,32 @@ END {
 	print "Written by `make bench-native` (scripts/bench-native.sh); raw output: `" raw "`."
 	print ""
 	print "**What this is.** A user-space program times, natively on the host CPU, the"
-	print "*data-structure part* of four ways to find per-function data from a function"
+	print "*data-structure part* of the ways to find per-function data from a function"
 	print "address, compiled from the kernel'"'"'s own code (see"
 	print "scripts/bench-native/models.c): the kprobe.multi cookie lookup"
 	print "(`bpf_kprobe_multi_cookie()`, `bsearch()` of lib/bsearch.c with its indirect"
 	print "comparator call), the BPF_MAP_TYPE_IP_COOKIE index probe (kernel/bpf/ip_cookie.c"
 	print "compiled unchanged; the map is filled by its own batch update; \"inlined\" is"
 	print "the instruction sequence of `ip_cookie_map_gen_lookup()`, checked against those"
-	print "instructions, \"call\" is `ip_cookie_map_lookup_elem()`), and BPF_MAP_TYPE_HASH"
+	print "instructions, \"call\" is `ip_cookie_map_lookup_elem()`), BPF_MAP_TYPE_HASH"
 	print "(`__htab_map_lookup_elem()` with jhash and the hlist_nulls bucket walk, taken from"
-	print "kernel/bpf/hashtab.c), and rhashtable, the structure behind BPF_MAP_TYPE_RHASH"
-	print "(bpf-next, 2026) and fprobe'"'"'s IP table (2025): `rhashtable_lookup()` of"
-	print "include/linux/rhashtable.h with a u64 table'"'"'s parameters as constants (key_len 8,"
-	print "so its default jhash2(); the bucket_table, the nulls-marker chain walk and a"
-	print "`memcmp()` per element, out of line as in the kernel), called as a map'"'"'s lookup"
-	print "op, on a table lib/rhashtable.c built and grew (×2 past 75% load) insert by"
-	print "insert. Every lookup is checked against the value it must find."
+	print "kernel/bpf/hashtab.c), and BPF_MAP_TYPE_RHASH twice: a call of"
+	print "`rhtab_lookup_elem()` as `rhtab_map_gen_lookup()` emits it (guard(rcu), then"
+	print "`rhashtable_lookup_likely()` of include/linux/rhashtable.h with RHASH'"'"'s"
+	print "8-byte-key params `rhtab_params_long` as constants: its own `rhtab_hashfn_long()`"
+	print "and `rhtab_key_cmp_long()`, the bucket_table and the nulls-marker chain walk), on"
+	print "a map made by `rhtab_map_alloc()` (size hint min(N, 65535), as `make bench` sets"
+	print "it) and filled insert by insert by lib/rhashtable.c, which grows it ×2 past 75%"
+	print "load. **RHASH** is this tree'"'"'s code, with the series'"'"' patch rhashfix"
+	print "(`hash_64(k ^ seed, 32)`); **RHASH (7.3 hash)** is pristine 7.3'"'"'s"
+	print "(`(u32)(k ^ (k >> 32)) ^ seed`), which keeps the key'"'"'s low bits as the bucket"
+	print "index. Every lookup is checked against the value it must find."
 	print ""
-	print "**Why rhashtable is modelled here.** Tracing programs cannot use RHASH: its"
-	print "verifier check refuses kprobe, tracepoint, perf_event and raw_tracepoint programs"
-	print "(\"tracing progs cannot use resizable hash maps yet\"), and it is not in 6.12. So"
-	print "there is no in-kernel run of it to set beside IP_COOKIE: this native model is the"
-	print "comparison."
+	print "**Next to the kernel runs.** On 7.3 tracing programs can use RHASH, and `make"
+	print "bench` measures IP_COOKIE, HASH and RHASH in the kernel (guest instructions"
+	print "under QEMU -icount, and time). This native model is the host-CPU calibration"
+	print "beside those runs: what the data structures cost on a real CPU, caches and"
+	print "TLBs included, without the rest of the kernel path."
 	print ""
 	print "**What this is not.** It is a model of the data structures, not of the kernel"
 	print "path: there is no BPF program, no helper or map-op dispatch, no fprobe,"
@@ -383,9 +473,14 @@ END {
 	print "- Each figure includes the harness (loop, load of the key, check of the value):"
 	print "  the *harness* column is that loop around an empty call."
 	print "- Ratios are of medians in ns, IP_COOKIE taken inlined, as a program runs it."
-	print "- rhashtable: 64 buckets at first (no size hint), doubled whenever an insert takes"
-	print "  the load over 75%, so at N = 4^k ≥ 64 it is at 50% load, like IP_COOKIE (HASH:"
-	print "  100%). Elements of 24 bytes (rhash_head, key, value) in kmalloc-32 objects."
+	print "- RHASH: roundup_pow_of_two(hint · 4/3) buckets at first, doubled whenever an"
+	print "  insert takes the load over 75%, so at N = 4^k it is at 50% load, like IP_COOKIE"
+	print "  (HASH: 100%). Elements of 24 bytes (rhash_head, key, value) from bpf_mem_alloc,"
+	print "  8 bytes into kmalloc-32 objects. A map lib/rhashtable.c refused keys for"
+	print "  (-EBUSY) is shown as \"refused\" and not timed at that N. The model runs the"
+	print "  resize worker after every insert, so a chain at RHT_ELASTICITY (16) gets a"
+	print "  same-size rehash and the insert goes on: chains can pass 16 without a refusal;"
+	print "  a kernel whose worker lags behind the inserts refuses some instead."
 	print "- IP_COOKIE: at these N the batch-filled index is at 50% load, the load a"
 	print "  rebuild aims at; between rebuilds it goes up to 80% (e.g."
 	print "  `NATIVE_SIZES=3276,838860` gives 80%). \"call\" models 8-byte keys; 16-byte"
@@ -417,17 +512,40 @@ END {
 	print "## Shape of the structures"
 	print ""
 	print "IP_COOKIE: buckets, load (N / buckets), probe bound, mean and max slots a key"
-	print "sits past its home. HASH and rhashtable: buckets, mean position of a key in its"
-	print "bucket, longest bucket. bsearch: mean comparator calls to find a key. Hot key: its"
-	print "IP_COOKIE displacement / HASH position / rhashtable position / bsearch"
-	print "comparator calls."
+	print "sits past its home. HASH and the two RHASH maps: buckets, mean position of a key"
+	print "in its bucket, longest bucket (RHASH: and keys refused). bsearch: mean comparator"
+	print "calls to find a key. Hot key: its IP_COOKIE displacement / HASH position / RHASH"
+	print "position / RHASH (7.3 hash) position / bsearch comparator calls."
 	print ""
-	print "| N | IP_COOKIE buckets | load | probe | mean / max disp | HASH buckets | mean pos / max chain | rhashtable buckets | mean pos / max chain | bsearch cmps | hot key |"
-	print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	print "| N | IP_COOKIE buckets | load | probe | mean / max disp | HASH buckets | mean pos / max chain | RHASH buckets | mean pos / max chain / refused | RHASH (7.3 hash) buckets | mean pos / max chain / refused | bsearch cmps | hot key |"
+	print "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	for (i = 1; i <= nn; i++) {
 		n = ns_list[i]
-		printf "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s | %s | %s / %s / %s / %s |\n", n, shape[n, "ic_buckets"], shape[n, "ic_load"], shape[n, "ic_probe"], shape[n, "ic_mean_disp"], shape[n, "ic_max_disp"], shape[n, "ht_buckets"], shape[n, "ht_mean_pos"], shape[n, "ht_max_chain"], shape[n, "rht_buckets"], shape[n, "rht_mean_pos"], shape[n, "rht_max_chain"], shape[n, "bs_mean_cmp"], hot[n, "ic_disp"], hot[n, "ht_pos"], hot[n, "rht_pos"], hot[n, "bs_cmp"]
+		printf "| %s | %s | %s | %s | %s / %s | %s | %s / %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s / %s / %s / %s / %s |\n", n, shape[n, "ic_buckets"], shape[n, "ic_load"], shape[n, "ic_probe"], shape[n, "ic_mean_disp"], shape[n, "ic_max_disp"], shape[n, "ht_buckets"], shape[n, "ht_mean_pos"], shape[n, "ht_max_chain"], shape[n, "rh_buckets"], shape[n, "rh_mean_pos"], shape[n, "rh_max_chain"], shape[n, "rh_refused"], shape[n, "rh73_buckets"], shape[n, "rh73_mean_pos"], shape[n, "rh73_max_chain"], shape[n, "rh73_refused"], shape[n, "bs_mean_cmp"], hot[n, "ic_disp"], hot[n, "ht_pos"], hot[n, "rh_pos"], hot[n, "rh73_pos"], hot[n, "bs_cmp"]
 	}
+	print ""
+	print "## RHASH chains on kernel text addresses"
+	print ""
+	if (!nch) {
+		print "Not run: " (chains_hdr ? chains_hdr : "no System.map") "."
+		exit
+	}
+	print "`bench-native -m`: " chains_hdr ". For N = 1,000, 10,000 and all of"
+	print "them, the first N of a seeded shuffle and the first N in address order: the"
+	print "table an RHASH map of N keys has (size hint min(N, 65535), ×2 above 75% load)"
+	print "and how each hash spreads the keys over it, from `rhtab_hashfn_long()` of each"
+	print "tree and `rht_bucket_index()` (no timing). *Mean chain* is over used buckets;"
+	print "*beyond 16* counts keys past the 16th (RHT_ELASTICITY) in their bucket, those a"
+	print "table laid out so would find at the limit; *refused* is what lib/rhashtable.c"
+	print "refused inserting the keys in that order with its worker keeping up (see above:"
+	print "a lagging worker refuses some of the *beyond 16* keys). XOR with the seed only"
+	print "permutes the 7.3 hash'"'"'s buckets, so its chains do not depend on the seed"
+	print "(*same with another seed* checks it)."
+	print ""
+	print "| order | N | hash | buckets | % used | mean chain | longest | beyond 16 | refused | same with another seed |"
+	print "|---|--:|---|--:|--:|--:|--:|--:|--:|---|"
+	for (i = 1; i <= nch; i++)
+		print ch[i]
 }' "$RAW" > "$MD.tmp"
 mv "$MD.tmp" "$MD"
-echo "bench-native: table in ${MD#$ROOT/}"
+echo "bench-native: table in ${MD#"$ROOT"/}"

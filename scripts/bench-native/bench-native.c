@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-native: time, on the host CPU, the data-structure part of four
+ * bench-native: time, on the host CPU, the data-structure part of the
  * ways to find per-function data from a function's address (kprobe.multi
- * cookie, BPF_MAP_TYPE_IP_COOKIE, BPF_MAP_TYPE_HASH, and rhashtable, which
- * tracing programs cannot use as BPF_MAP_TYPE_RHASH), with the kernel's
- * own layouts and lookup code (see models.c).
+ * cookie, BPF_MAP_TYPE_IP_COOKIE, BPF_MAP_TYPE_HASH, and
+ * BPF_MAP_TYPE_RHASH with this tree's hash and with pristine 7.3's), with
+ * the kernel's own layouts and lookup code (see models.c).  With -m
+ * System.map: how RHASH's two hashes spread the kernel's text addresses
+ * over its buckets (chains_report()).
  *
  * It models data structures, not the kernel path: there is no BPF
  * program, no helper dispatch, no fprobe or trampoline, no mitigations.
  *
- * For each N it builds the four structures with the same N keys, checks
+ * For each N it builds the structures with the same N keys (an RHASH map
+ * that refuses keys is reported and left out at that N), checks
  * that every path finds every key's value and no absent key, then times
  * two access patterns: "hot", one key over and over, and "cold", every
  * key in a shuffled order (a new shuffle per pass over the keys), each in
@@ -365,30 +368,45 @@ static struct sample measure(const struct bn_path *path, bool chained,
 	return s;
 }
 
+/* A path is timed unless it is an RHASH map that refused keys. */
+static bool path_built(int p, const struct bn_shape *shape)
+{
+	return bn_paths[p].rh < 0 || !shape->rh_refused[bn_paths[p].rh];
+}
+
 static void run_pattern(const char *pattern, bool chained, uint32_t n,
 			const struct bn_probe *seq, uint32_t len,
-			uint32_t reps, int rounds)
+			uint32_t reps, int rounds, const struct bn_shape *shape)
 {
 	static double ns[16][MAX_ROUNDS], cyc[16][MAX_ROUNDS];
 	int p, r;
 
 	/* One untimed pass each: faults, caches, branch history. */
 	for (p = 0; p < bn_nr_paths; p++)
-		measure(&bn_paths[p], chained, seq, len, 1);
+		if (path_built(p, shape))
+			measure(&bn_paths[p], chained, seq, len, 1);
 	/* Rounds interleave the paths, each round starting one further, so
 	 * a burst of other work on the machine spreads over all of them.
 	 */
 	for (r = 0; r < rounds; r++)
 		for (p = 0; p < bn_nr_paths; p++) {
 			int q = (p + r) % bn_nr_paths;
-			struct sample s = measure(&bn_paths[q], chained, seq,
-						  len, reps);
+			struct sample s;
+
+			if (!path_built(q, shape))
+				continue;
+			s = measure(&bn_paths[q], chained, seq, len, reps);
 
 			ns[q][r] = s.ns;
 			cyc[q][r] = s.cyc;
 		}
 	for (p = 0; p < bn_nr_paths; p++) {
-		double mn = median(ns[p], rounds), mc = median(cyc[p], rounds);
+		double mn, mc;
+
+		if (!path_built(p, shape))
+			continue;
+		mn = median(ns[p], rounds);
+		mc = median(cyc[p], rounds);
 
 		printf("result N=%u pattern=%s mode=%s path=%s ns=%.2f ns_min=%.2f ns_max=%.2f cyc=%.1f cyc_min=%.1f cyc_max=%.1f lookups=%llu rounds=%d\n",
 		       n, pattern, chained ? "chained" : "indep",
@@ -430,7 +448,7 @@ static long anon_huge_kb(void)
 static void bench_n(uint32_t n, uint32_t lookups, int rounds, uint32_t ncpus)
 {
 	uint32_t i, j, cold_len, nr_absent = n < 1024 ? n + 2 : 1026;
-	uint32_t hot, hot_disp, hot_pos, hot_rpos, hot_cmp;
+	uint32_t hot, hot_disp, hot_pos, hot_rpos[BN_NR_RH], hot_cmp;
 	uint64_t *keys, *vals, *absent;
 	struct bn_probe *seq;
 	struct bn_shape shape;
@@ -472,28 +490,42 @@ static void bench_n(uint32_t n, uint32_t lookups, int rounds, uint32_t ncpus)
 			n, (unsigned long long)bad);
 		exit(1);
 	}
-	printf("shape N=%u ic_buckets=%u ic_len=%u ic_probe=%u ic_load=%.3f ic_mean_disp=%.3f ic_max_disp=%u ic_gen_insns=%u ht_buckets=%u ht_elem_size=%u ht_mean_pos=%.3f ht_max_chain=%u rht_buckets=%u rht_load=%.3f rht_elem_size=%u rht_mean_pos=%.3f rht_max_chain=%u bs_mean_cmp=%.2f checked=%u+%u thp_kb=%ld\n",
+	printf("shape N=%u ic_buckets=%u ic_len=%u ic_probe=%u ic_load=%.3f ic_mean_disp=%.3f ic_max_disp=%u ic_gen_insns=%u ht_buckets=%u ht_elem_size=%u ht_mean_pos=%.3f ht_max_chain=%u",
 	       n, shape.ic_buckets, shape.ic_len, shape.ic_probe,
 	       (double)n / shape.ic_buckets, (double)shape.ic_disp_sum / n,
 	       shape.ic_max_disp, shape.ic_gen_insns, shape.ht_buckets,
 	       shape.ht_elem_size, (double)shape.ht_pos_sum / n,
-	       shape.ht_max_chain, shape.rht_buckets,
-	       (double)n / shape.rht_buckets, shape.rht_elem_size,
-	       (double)shape.rht_pos_sum / n, shape.rht_max_chain,
-	       (double)shape.bs_cmp_sum / n, n, nr_absent, anon_huge_kb());
+	       shape.ht_max_chain);
+	for (i = 0; i < BN_NR_RH; i++) {
+		const char *pre = i ? "rh73" : "rh";
+		uint32_t in = n - shape.rh_refused[i];
+
+		printf(" %s_buckets=%u %s_load=%.3f %s_mean_pos=%.3f %s_max_chain=%u %s_refused=%u",
+		       pre, shape.rh_buckets[i], pre,
+		       (double)in / shape.rh_buckets[i], pre,
+		       in ? (double)shape.rh_pos_sum[i] / in : 0.0, pre,
+		       shape.rh_max_chain[i], pre, shape.rh_refused[i]);
+	}
+	printf(" rh_elem_size=%u bs_mean_cmp=%.2f checked=%u+%u thp_kb=%ld\n",
+	       shape.rh_elem_size, (double)shape.bs_cmp_sum / n, n, nr_absent,
+	       anon_huge_kb());
+	for (i = 0; i < BN_NR_RH; i++)
+		if (shape.rh_refused[i])
+			printf("refused N=%u path=%s keys=%u: not checked or timed at this N\n",
+			       n, i ? "rhash73" : "rhash", shape.rh_refused[i]);
 
 	/* hot: one key, a random one, over and over */
 	hot = rand_below(n);
-	bn_key_info(keys[hot], &hot_disp, &hot_pos, &hot_rpos, &hot_cmp);
-	printf("hotkey N=%u index=%u ic_disp=%u ht_pos=%u rht_pos=%u bs_cmp=%u\n",
-	       n, hot, hot_disp, hot_pos, hot_rpos, hot_cmp);
+	bn_key_info(keys[hot], &hot_disp, &hot_pos, hot_rpos, &hot_cmp);
+	printf("hotkey N=%u index=%u ic_disp=%u ht_pos=%u rh_pos=%u rh73_pos=%u bs_cmp=%u\n",
+	       n, hot, hot_disp, hot_pos, hot_rpos[0], hot_rpos[1], hot_cmp);
 	for (i = 0; i < HOT_LEN; i++) {
 		seq[i].key = keys[hot];
 		seq[i].want = vals[hot];
 	}
 	for (i = 0; i < 2; i++)
 		run_pattern("hot", !i, n, seq, HOT_LEN,
-			    (lookups + HOT_LEN - 1) / HOT_LEN, rounds);
+			    (lookups + HOT_LEN - 1) / HOT_LEN, rounds, &shape);
 
 	/* cold: all keys, each pass over them in a new random order */
 	for (i = 0; i < cold_len; i += n) {
@@ -508,7 +540,8 @@ static void bench_n(uint32_t n, uint32_t lookups, int rounds, uint32_t ncpus)
 	for (i = 0; i < 2; i++)
 		run_pattern("cold", !i, n, seq, cold_len,
 			    lookups > cold_len ?
-			    (lookups + cold_len - 1) / cold_len : 1, rounds);
+			    (lookups + cold_len - 1) / cold_len : 1, rounds,
+			    &shape);
 
 	bn_destroy();
 	mem_reset();
@@ -517,6 +550,129 @@ static void bench_n(uint32_t n, uint32_t lookups, int rounds, uint32_t ncpus)
 	free(order);
 	free(absent);
 	free(seq);
+}
+
+/* ---- chains of RHASH's hashes on kernel text addresses ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct addresses of text symbols (t T w W) in a System.map,
+ * sorted.
+ */
+static uint64_t *read_text_addrs(const char *path, uint32_t *nr)
+{
+	size_t n = 0, cap = 1 << 16, i, u;
+	unsigned long long addr;
+	char line[512], type;
+	uint64_t *a = malloc(cap * sizeof(*a));
+	FILE *f = fopen(path, "r");
+
+	if (!f || !a) {
+		fprintf(stderr, "bench-native: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c", &addr, &type) != 2 ||
+		    !strchr("tTwW", type))
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			a = realloc(a, cap * sizeof(*a));
+			if (!a) {
+				fprintf(stderr, "bench-native: out of memory\n");
+				exit(1);
+			}
+		}
+		a[n++] = addr;
+	}
+	fclose(f);
+	qsort(a, n, sizeof(*a), cmp_u64);
+	for (i = u = 0; i < n; i++)
+		if (!u || a[i] != a[u - 1])
+			a[u++] = a[i];
+	*nr = u;
+	return a;
+}
+
+/*
+ * For N = 1,000, 10,000 and all of the text addresses of @map, the first
+ * N of a seeded shuffle and the first N in address order: per RHASH hash,
+ * the table an RHASH map of N keys has and how its buckets fill (from the
+ * bucket index alone), and the inserts lib/rhashtable.c refuses when the
+ * N keys go into such a map in that order.  The 7.3 hash is also indexed
+ * with a second seed, whose chains must be the same: XOR with the seed
+ * only permutes its buckets.
+ */
+static int chains_report(const char *map)
+{
+	uint32_t total, sizes_c[3] = { 1000, 10000, 0 }, nr_c = 0, i, k;
+	uint64_t *sorted = read_text_addrs(map, &total), *shuf, *keys;
+	uint32_t *order;
+	int o, h;
+
+	shuf = malloc((size_t)total * sizeof(*shuf));
+	order = malloc((size_t)total * sizeof(*order));
+	if (!shuf || !order || !total) {
+		fprintf(stderr, "bench-native: %s: no text symbols\n", map);
+		return 1;
+	}
+	for (i = 0; i < total; i++)
+		order[i] = i;
+	shuffle(order, total);
+	for (i = 0; i < total; i++)
+		shuf[i] = sorted[order[i]];
+	for (i = 0; i < 2; i++)
+		if (sizes_c[i] < total)
+			sizes_c[nr_c++] = sizes_c[i];
+	sizes_c[nr_c++] = total;
+
+	printf("# chains: %s: %u distinct text symbol addresses (t T w W)\n",
+	       map, total);
+	for (o = 0; o < 2; o++) {
+		keys = o ? sorted : shuf;
+		for (k = 0; k < nr_c; k++) {
+			uint32_t n = sizes_c[k];
+
+			for (i = 0; i < n; i++)
+				order[i] = i;	/* insert in this order */
+			for (h = 0; h < BN_NR_RH; h++) {
+				struct bn_chains c, c2;
+				uint32_t refused = 0;
+				int err;
+
+				if (bn_chains(keys, n, h, get_random_u32(), &c))
+					return 1;
+				err = bn_rh_refused(keys, order, n, h, &refused);
+				mem_reset();
+				printf("chains order=%s N=%u hash=%s buckets=%u used_pct=%.1f mean_chain=%.2f max_chain=%u beyond16=%llu refused=%u",
+				       o ? "address" : "shuffled", n,
+				       h ? "rhash73" : "rhash", c.buckets,
+				       100.0 * c.used / c.buckets,
+				       (double)n / c.used, c.max_chain,
+				       (unsigned long long)c.beyond, refused);
+				if (err)
+					printf(" insert_error=%d", err);
+				if (h) {
+					if (bn_chains(keys, n, h, get_random_u32(), &c2))
+						return 1;
+					printf(" same_with_other_seed=%s",
+					       c2.used == c.used &&
+					       c2.max_chain == c.max_chain &&
+					       c2.beyond == c.beyond ? "yes" : "no");
+				}
+				printf("\n");
+			}
+		}
+	}
+	free(sorted);
+	free(shuf);
+	free(order);
+	return 0;
 }
 
 static void print_file_line(const char *label, const char *path,
@@ -538,7 +694,8 @@ static void print_file_line(const char *label, const char *path,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench-native [-n max_entries] [-N n,n,...] [-r rounds] [-c cpu] [-l lookups] [-s seed]\n");
+		"usage: bench-native [-n max_entries] [-N n,n,...] [-r rounds] [-c cpu] [-l lookups] [-s seed]\n"
+		"       bench-native -m System.map [-s seed]: chains of RHASH's hashes on its text addresses\n");
 	exit(2);
 }
 
@@ -547,12 +704,16 @@ int main(int argc, char **argv)
 	uint32_t max_n = 1U << 20, lookups = DEF_LOOKUPS, ncpus;
 	unsigned long long seed = 1;
 	int rounds = 5, cpu = -1, opt;
+	const char *chains_map = NULL;
 	char *p, *end;
 	cpu_set_t set;
 	size_t k;
 
-	while ((opt = getopt(argc, argv, "n:N:r:c:l:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:r:c:l:s:m:")) != -1) {
 		switch (opt) {
+		case 'm':
+			chains_map = optarg;
+			break;
 		case 'n':
 			max_n = strtoul(optarg, NULL, 0);
 			break;
@@ -586,6 +747,10 @@ int main(int argc, char **argv)
 		usage();
 	rng_bench = seed;
 	rng_kernel = seed ^ 0x5eed5eed5eed5eedULL;
+	if (chains_map) {
+		printf("# bench-native -m: seed %llu\n", seed);
+		return chains_report(chains_map);
+	}
 
 	if (sched_getaffinity(0, sizeof(set), &set)) {
 		perror("sched_getaffinity");
@@ -603,7 +768,7 @@ int main(int argc, char **argv)
 	}
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 
-	printf("# bench-native: a native model of the data structures behind four lookup paths;\n");
+	printf("# bench-native: a native model of the data structures behind the lookup paths;\n");
 	printf("# not the kernel path (no BPF program, helper dispatch, fprobe, trampoline or mitigations)\n");
 	print_file_line("cpu", "/proc/cpuinfo", "model name");
 	printf("# pinned to cpu %d of %u (sched_setaffinity)\n", cpu, ncpus);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data-structure side of four lookup paths, compiled from the
+ * The data-structure side of five lookup paths, compiled from the
  * kernel's own source wherever that works without changing it.
  *
  * kprobe.multi cookie
@@ -29,21 +29,27 @@
  *	line: the key size is only known at run time).  The table is built
  *	by htab_build(), a mirror of the allocation and insert code.
  *
- * rhashtable
- *	The structure behind BPF_MAP_TYPE_RHASH (bpf-next, 2026) and
- *	fprobe's IP table (2025), which tracing programs cannot use as a map
- *	(RHASH refuses them), so this model is the comparison.  The lookup is
- *	rhashtable_lookup() of the real include/linux/rhashtable.h with the
- *	parameters of a u64-keyed table as compile-time constants (key_len 8,
- *	so rhashtable's default hash, jhash2() of two words; head_offset,
- *	key_offset, automatic_shrinking): rht_key_hashfn(), the bucket_table,
- *	the bucket's lock bit masked off, the nulls-marker chain walk and
- *	rhashtable_compare(), whose memcmp() of ht->p.key_len bytes is
- *	lib/string.c's, out of line, as in the kernel.  The table is made by
- *	lib/rhashtable.c, compiled whole: rhashtable_init() (64 buckets), then
- *	one rhashtable_lookup_insert_fast() per key, and its resize worker,
- *	run between inserts, grows it x2 whenever an insert takes it over 75%
- *	load, rehashing with its own code.
+ * BPF_MAP_TYPE_RHASH, twice
+ *	For 8-byte keys RHASH passes rhashtable its own hashfn and
+ *	obj_cmpfn (rhtab_params_long).  "rhash" is this tree's map, whose
+ *	rhtab_hashfn_long() is the series' patch rhashfix (hash_64(k ^ seed,
+ *	32)); "rhash73" is pristine 7.3's ((u32)(k ^ (k >> 32)) ^ seed).
+ *	struct rhtab_elem, struct bpf_rhtab, rhtab_params{,_long},
+ *	rhtab_map_alloc() and rhtab_lookup_elem() are extracted from
+ *	kernel/bpf/hashtab.c of each tree (7.3's under rhtab73_* names).
+ *	The lookup is a call of rhtab_lookup_elem(), as
+ *	rhtab_map_gen_lookup() emits: guard(rcu) and
+ *	rhashtable_lookup_likely() of the real include/linux/rhashtable.h
+ *	with rhtab_params_long as constants.  The map is made by
+ *	rhtab_map_alloc() with the bench's size hint (map_extra), the keys
+ *	go in as rhtab_map_update_elem() puts a new key (RH_INSERT(), a
+ *	checked mirror) with lib/rhashtable.c compiled whole, and its
+ *	resize worker runs between inserts.  A map that refused keys
+ *	(-EBUSY) is reported and neither checked nor timed.
+ *
+ *	fprobe's rhltable (kernel/trace/fprobe.c) hashes with hash_ptr(),
+ *	not rhashtable's default jhash2(), so the jhash2 rhashtable of the
+ *	6.12 model modelled nothing in 7.3 and is gone.
  *
  * A model of the data structures, not of the kernel path: no BPF program,
  * helper dispatch, fprobe or trampoline, and none of the kernel's
@@ -52,14 +58,17 @@
 #include "kshim.h"
 #include "bench-native.h"
 
-#include <repo/kernel/bpf/ip_cookie.c>
-
 /* Kernel names that libc also uses: the objects built from lib/ export
- * them under these names.
+ * them under these names (ip_cookie.c sorts with lib/sort.c's sort()).
+ * memcmp() is renamed after ip_cookie.c, which calls none, so that the
+ * compiler's handling of it there stays what it is in the kernel.
  */
 #define bsearch kernel_bsearch
 #define sort_r kernel_sort_r
 #define sort kernel_sort
+
+#include <repo/kernel/bpf/ip_cookie.c>
+
 #define memcmp kernel_memcmp
 int kernel_memcmp(const void *cs, const void *ct, size_t count);
 
@@ -83,23 +92,42 @@ int kernel_memcmp(const void *cs, const void *ct, size_t count);
 
 struct task_struct shim_task;
 struct work_struct *shim_work_list;
+struct irq_work *shim_irq_work_list;
+/* A tracing program runs with preemption disabled: see kshim.h. */
+unsigned int shim_preempt_count = 1;
 
-/* The worker thread of kshim.h's schedule_work(): run what is queued. */
+/* Never called: the count never drops to 0 (kshim.h rcu_read_unlock()). */
+void shim_preempt_schedule(void)
+{
+	shim_warn(__FILE__, __LINE__);
+}
+
+/* The self-IPI of kshim.h's irq_work_queue(), then the worker thread of
+ * its schedule_work(): run what is queued, the irq_work first.
+ */
 void shim_run_work(void)
 {
 	struct work_struct *work;
+	struct irq_work *iw;
 
-	while ((work = shim_work_list)) {
-		shim_work_list = work->shim_next;
-		work->shim_pending = false;
-		work->func(work);
+	for (;;) {
+		if ((iw = shim_irq_work_list)) {
+			shim_irq_work_list = iw->shim_next;
+			iw->shim_pending = false;
+			iw->func(iw);
+		} else if ((work = shim_work_list)) {
+			shim_work_list = work->shim_next;
+			work->shim_pending = false;
+			work->func(work);
+		} else {
+			break;
+		}
 	}
 }
 
 static struct bpf_map *ic_map;
 static struct bpf_map *ic_dead_map;	/* for check_dead(), then freed */
 static struct bpf_htab *htab;
-static struct rhashtable *rht;
 static struct bpf_kprobe_multi_link *kp_link;
 static struct bpf_kprobe_multi_run_ctx kp_ctx;
 
@@ -420,7 +448,10 @@ static int htab_build(const u64 *keys, const u64 *vals, const u32 *order,
 				      freelist_pop_index(i, num_entries, ncpus));
 		hash = htab_map_hash(key, key_size, htab->hashrnd);
 		memcpy(l_new->key, key, key_size);
-		memcpy(l_new->key + round_up(key_size, 8), &vals[order[i]],
+		/* copy_map_value() of a map without a btf_record: a copy of
+		 * value_size bytes (bpf_obj_memcpy())
+		 */
+		memcpy(htab_elem_value(l_new, key_size), &vals[order[i]],
 		       value_size);
 		l_new->hash = hash;
 		hlist_nulls_add_head_rcu(&l_new->hash_node,
@@ -439,36 +470,75 @@ static noipa struct htab_elem *ht_call(struct bpf_map *map, void *key)
 
 #define HT_VALUE_OFF	(offsetof(struct htab_elem, key) + round_up(sizeof(u64), 8))
 
-/* ---- rhashtable ---- */
+/* ---- BPF_MAP_TYPE_RHASH ---- */
 
 /*
- * An element of a table of u64 keys and values: its rhash_head, the key,
- * the value; 24 bytes, a kmalloc-32 object.
+ * Two RHASH maps of 8-byte keys and values: [RH_TREE] with this tree's
+ * rhtab_hashfn_long() (the series' patch rhashfix: hash_64(k ^ seed, 32)),
+ * [RH_73] with pristine 7.3's ((u32)(k ^ (k >> 32)) ^ seed), both
+ * extracted by bench-native.sh with the rest of their code: struct
+ * rhtab_elem and struct bpf_rhtab, rhtab_params_long (hashfn and
+ * obj_cmpfn of their own), rhtab_map_alloc() and rhtab_lookup_elem().
  */
-struct rht_elem {
-	struct rhash_head node;
-	u64 key;
-	u64 value;
+enum { RH_TREE, RH_73, RH_NR };
+
+static struct bpf_map *rh_map[RH_NR];
+static u32 rh_refused[RH_NR];
+static struct bpf_map *(*const rh_alloc[RH_NR])(union bpf_attr *attr) = {
+	rhtab_map_alloc, rhtab73_map_alloc,
 };
 
-/* What a u64-keyed table passes to rhashtable_init() and, as constants,
- * to every lookup and insert: no hashfn, so jhash2() (key_len % 4 == 0).
+/* RHASH's size hint (map_extra) for @n keys, as the project's bench sets
+ * it (ipc_rhash_hint()): @n, within the hint's limit, U16_MAX.
  */
-static const struct rhashtable_params rht_params = {
-	.key_len = sizeof(u64),
-	.key_offset = offsetof(struct rht_elem, key),
-	.head_offset = offsetof(struct rht_elem, node),
-	.automatic_shrinking = true,
-};
-
-/*
- * The table lib/rhashtable.c should end at after @n inserts: it starts at
- * HASH_DEFAULT_SIZE buckets (no nelem_hint) and its worker doubles it
- * whenever rht_grow_above_75().  bench-native.sh checks both are unchanged.
- */
-static u32 rht_expected_size(u32 n)
+static u32 rh_hint(u32 n)
 {
-	u32 size = 64;
+	return n < 65535 ? n : 65535;
+}
+
+/*
+ * What rhtab_map_update_elem() does with a new 8-byte key: an element
+ * from bpf_mem_cache_alloc(), the key and the value copied in, then
+ * rhashtable_lookup_get_insert_fast() with rhtab_params_long; an error
+ * from it is the update's.  bench-native.sh checks these lines.
+ */
+#define RH_INSERT(name, params)						\
+static int name(struct bpf_map *map, const u64 *key, const u64 *value)	\
+{									\
+	struct bpf_rhtab *rhtab = container_of(map, struct bpf_rhtab, map); \
+	struct rhtab_elem *elem, *tmp;					\
+									\
+	if (atomic_read(&rhtab->ht.nelems) >= map->max_entries)	\
+		return -E2BIG;						\
+	elem = bpf_mem_cache_alloc(&rhtab->ma);				\
+	if (!elem)							\
+		return -ENOMEM;						\
+	memcpy(elem->data, key, map->key_size);				\
+	memcpy(rhtab_elem_value(elem, map->key_size), value,		\
+	       map->value_size);					\
+	tmp = rhashtable_lookup_get_insert_fast(&rhtab->ht, &elem->node, \
+						params);		\
+	if (tmp)	/* the element is the arena's: nothing to free */ \
+		return IS_ERR(tmp) ? PTR_ERR(tmp) : -EEXIST;		\
+	return 0;							\
+}
+RH_INSERT(rh_insert_tree, rhtab_params_long)
+RH_INSERT(rh_insert_73, rhtab73_params_long)
+
+static int (*const rh_insert[RH_NR])(struct bpf_map *map, const u64 *key,
+				     const u64 *value) = {
+	rh_insert_tree, rh_insert_73,
+};
+
+/*
+ * The table lib/rhashtable.c should end at after @n inserts into a map
+ * made with nelem_hint @hint: rounded_hashtable_size(), then its worker
+ * doubles it whenever rht_grow_above_75().  bench-native.sh checks the
+ * lines this mirrors.
+ */
+static u32 rht_expected_size(u32 n, u32 hint)
+{
+	u32 size = hint ? max(roundup_pow_of_two(hint * 4 / 3), 4UL) : 64;
 
 	while (n > size / 4 * 3)
 		size *= 2;
@@ -476,52 +546,146 @@ static u32 rht_expected_size(u32 n)
 }
 
 /*
- * rhashtable_init() on a zeroed struct rhashtable (it sits in a map
- * struct), then for each key in @order a new element from kmalloc() and
- * rhashtable_lookup_insert_fast(), and whatever work the insert scheduled
- * (the resize) before the next one, as a worker keeping up would.
+ * rhtab_map_alloc() as BPF_MAP_CREATE calls it (BPF_F_NO_PREALLOC, the
+ * bench's size hint), then each key in @order inserted as an update does,
+ * and whatever work the insert queued (the resize) run before the next
+ * one, as a worker keeping up would.  An insert lib/rhashtable.c refuses
+ * (-EBUSY: a chain at RHT_ELASTICITY and no rehash left to try) is
+ * counted in *@refused, and the others go on.
  */
-static int rht_build(const u64 *keys, const u64 *vals, const u32 *order,
-		     u32 n)
+static int rh_build_one(int which, const u64 *keys, const u64 *vals,
+			const u32 *order, u32 n, struct bpf_map **mapp,
+			u32 *refused)
 {
+	union bpf_attr attr = {};
 	const struct bucket_table *tbl;
+	struct bpf_rhtab *rhtab;
+	struct bpf_map *map;
 	u32 i;
 	int err;
 
-	rht = bpf_map_area_alloc(sizeof(*rht), NUMA_NO_NODE);
-	if (!rht)
-		return -ENOMEM;
-	err = rhashtable_init(rht, &rht_params);
-	if (err)
-		return err;
+	attr.map_type = BPF_MAP_TYPE_RHASH;
+	attr.key_size = sizeof(u64);
+	attr.value_size = sizeof(u64);
+	attr.max_entries = n;
+	attr.map_flags = BPF_F_NO_PREALLOC;
+	attr.map_extra = rh_hint(n);
+	map = rh_alloc[which](&attr);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	*mapp = map;
+	*refused = 0;
 	for (i = 0; i < n; i++) {
-		struct rht_elem *e = shim_kmalloc(sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		e->key = keys[order[i]];
-		e->value = vals[order[i]];
-		err = rhashtable_lookup_insert_fast(rht, &e->node, rht_params);
-		if (err)
-			return err;
+		err = rh_insert[which](map, &keys[order[i]], &vals[order[i]]);
 		shim_run_work();
+		if (err == -EBUSY)
+			++*refused;
+		else if (err)
+			return err;
 	}
-	/* One flat table, no rehash under way, the size growth gives. */
-	tbl = rht->tbl;
+	/* One flat table, no rehash under way, every key not refused in it;
+	 * with no key refused, the size growth gives (a refused insert may
+	 * have queued a rehash, and the worker shrinks a table below 30%
+	 * load when it runs).
+	 */
+	rhtab = container_of(map, struct bpf_rhtab, map);
+	tbl = rhtab->ht.tbl;
 	if (tbl->nest || tbl->future_tbl || shim_work_list ||
-	    atomic_read(&rht->nelems) != (int)n ||
-	    tbl->size != rht_expected_size(n))
+	    shim_irq_work_list ||
+	    atomic_read(&rhtab->ht.nelems) != (int)(n - *refused) ||
+	    (!*refused && tbl->size != rht_expected_size(n, rh_hint(n))))
 		return -EINVAL;
 	return 0;
 }
 
-/* A map's lookup op for such a table: rhashtable_lookup() (the program
- * holds the RCU read lock).  The caller reads the value at
- * offsetof(struct rht_elem, value).
- */
-static noipa struct rht_elem *rht_call(struct rhashtable *ht, const void *key)
+static void rh_free(struct bpf_map *map)
 {
-	return rhashtable_lookup(ht, key, rht_params);
+	struct bpf_rhtab *rhtab = container_of(map, struct bpf_rhtab, map);
+
+	/* The elements are kmalloc() objects, freed with the arena. */
+	rhashtable_destroy(&rhtab->ht);
+	kvfree(rhtab);
+}
+
+/*
+ * rhtab_map_gen_lookup(): a call of rhtab_lookup_elem(), then "if (r0)
+ * r0 += offsetof(struct rhtab_elem, data) + round_up(key_size, 8)".
+ * rhtab_lookup_elem() inlines rhashtable_lookup_likely() with
+ * rhtab_params_long as constants, within guard(rcu).
+ */
+static noipa struct rhtab_elem *rh_call_tree(struct bpf_map *map, void *key)
+{
+	return rhtab_lookup_elem(map, key);
+}
+
+static noipa struct rhtab_elem *rh_call_73(struct bpf_map *map, void *key)
+{
+	return rhtab73_lookup_elem(map, key);
+}
+
+#define RH_VALUE_OFF	(offsetof(struct rhtab_elem, data) + round_up(sizeof(u64), 8))
+
+/* ---- chains of RHASH's hashes on given keys, from the index alone ---- */
+
+const char *const bn_rh_names[BN_NR_RH] = { "RHASH", "RHASH (7.3 hash)" };
+
+/*
+ * The buckets @n keys would fill in the table an RHASH map of @n keys
+ * ends at (rht_expected_size(): nelem_hint rh_hint(n), x2 above 75%
+ * load), hashed with hash @which's rhtab_hashfn_long() and @hash_rnd as
+ * bucket_table_alloc()'s get_random_u32(), indexed by rht_bucket_index().
+ * "beyond" counts keys past the RHT_ELASTICITY-th in their bucket: those
+ * an insert into a table already laid out so would find at the limit.
+ */
+int bn_chains(const uint64_t *keys, uint32_t n, int which, uint32_t hash_rnd,
+	      struct bn_chains *c)
+{
+	struct bucket_table tbl = {};
+	u32 *count, i;
+
+	tbl.size = rht_expected_size(n, rh_hint(n));
+	tbl.hash_rnd = hash_rnd;
+	count = calloc(tbl.size, sizeof(*count));
+	if (!count)
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->buckets = tbl.size;
+	for (i = 0; i < n; i++) {
+		u32 hash = which == RH_TREE ?
+			rhtab_hashfn_long(&keys[i], sizeof(u64), hash_rnd) :
+			rhtab73_hashfn_long(&keys[i], sizeof(u64), hash_rnd);
+
+		count[rht_bucket_index(&tbl, hash)]++;
+	}
+	for (i = 0; i < tbl.size; i++) {
+		c->used += !!count[i];
+		c->max_chain = max(c->max_chain, count[i]);
+		if (count[i] > RHT_ELASTICITY)
+			c->beyond += count[i] - RHT_ELASTICITY;
+	}
+	free(count);
+	return 0;
+}
+
+/*
+ * Insert @n keys in @order into an RHASH map with hash @which as
+ * rh_build_one() does (lib/rhashtable.c, its worker keeping up) and count
+ * the inserts refused.
+ */
+int bn_rh_refused(const uint64_t *keys, const uint32_t *order, uint32_t n,
+		  int which, uint32_t *refused)
+{
+	struct bpf_map *map = NULL;
+	u64 *vals = calloc(n, sizeof(*vals));
+	int err;
+
+	if (!vals)
+		return -ENOMEM;
+	err = rh_build_one(which, keys, vals, order, n, &map, refused);
+	if (map && !IS_ERR(map))
+		rh_free(map);
+	free(vals);
+	return err;
 }
 
 /* ---- the timed loops: the same harness around each lookup ---- */
@@ -563,12 +727,20 @@ static __always_inline bool lk_hash(u64 *key, const struct bn_probe *p,
 	return l ? (*val = *(u64 *)((char *)l + HT_VALUE_OFF), true) : false;
 }
 
-static __always_inline bool lk_rhashtable(u64 *key, const struct bn_probe *p,
-					  u64 *val)
+static __always_inline bool lk_rhash(u64 *key, const struct bn_probe *p,
+				     u64 *val)
 {
-	const struct rht_elem *e = rht_call(rht, key);
+	struct rhtab_elem *l = rh_call_tree(rh_map[RH_TREE], key);
 
-	return e ? (*val = e->value, true) : false;
+	return l ? (*val = *(u64 *)((char *)l + RH_VALUE_OFF), true) : false;
+}
+
+static __always_inline bool lk_rhash73(u64 *key, const struct bn_probe *p,
+				       u64 *val)
+{
+	struct rhtab_elem *l = rh_call_73(rh_map[RH_73], key);
+
+	return l ? (*val = *(u64 *)((char *)l + RH_VALUE_OFF), true) : false;
 }
 
 /* The harness alone: an empty call that "finds" the value it must. */
@@ -622,22 +794,25 @@ BN_RUN(kprobe)
 BN_RUN(ic_call)
 BN_RUN(ic_inline)
 BN_RUN(hash)
-BN_RUN(rhashtable)
+BN_RUN(rhash)
+BN_RUN(rhash73)
 BN_RUN(loop)
 
 const struct bn_path bn_paths[] = {
 	{ "kprobe", "kprobe.multi cookie: bpf_kprobe_multi_cookie(), bsearch() of the sorted addrs",
-	  run_kprobe, run_kprobe_chained },
+	  run_kprobe, run_kprobe_chained, -1 },
 	{ "ic-call", "IP_COOKIE: direct call of ip_cookie_map_lookup_elem()",
-	  run_ic_call, run_ic_call_chained },
+	  run_ic_call, run_ic_call_chained, -1 },
 	{ "ic-inline", "IP_COOKIE: the ip_cookie_map_gen_lookup() instructions, inlined",
-	  run_ic_inline, run_ic_inline_chained },
+	  run_ic_inline, run_ic_inline_chained, -1 },
 	{ "hash", "HASH: __htab_map_lookup_elem() called as htab_map_gen_lookup() emits",
-	  run_hash, run_hash_chained },
-	{ "rhashtable", "rhashtable: a call of rhashtable_lookup() with a u64 table's constant params (jhash2, nulls-marker chain walk, memcmp())",
-	  run_rhashtable, run_rhashtable_chained },
+	  run_hash, run_hash_chained, -1 },
+	{ "rhash", "RHASH: a call of rhtab_lookup_elem() as rhtab_map_gen_lookup() emits (guard(rcu), rhashtable_lookup_likely() with rhtab_params_long: this tree's rhtab_hashfn_long(), hash_64(k ^ seed, 32), and rhtab_key_cmp_long())",
+	  run_rhash, run_rhash_chained, RH_TREE },
+	{ "rhash73", "RHASH (7.3 hash): the same with pristine 7.3's rhtab_hashfn_long(), (u32)(k ^ (k >> 32)) ^ seed",
+	  run_rhash73, run_rhash73_chained, RH_73 },
 	{ "loop", "harness only: the same loop and check around an empty call",
-	  run_loop, run_loop_chained },
+	  run_loop, run_loop_chained, -1 },
 };
 
 const int bn_nr_paths = sizeof(bn_paths) / sizeof(bn_paths[0]);
@@ -647,15 +822,16 @@ const int bn_nr_paths = sizeof(bn_paths) / sizeof(bn_paths[0]);
 int bn_build(const uint64_t *keys, const uint64_t *vals, const uint32_t *order,
 	     uint32_t n, uint32_t ncpus)
 {
-	int err;
+	int err, i;
 
 	err = kp_build(keys, vals, order, n);
 	if (!err)
 		err = ic_build(keys, vals, order, n, &ic_map);
 	if (!err)
 		err = htab_build(keys, vals, order, n, ncpus);
-	if (!err)
-		err = rht_build(keys, vals, order, n);
+	for (i = 0; !err && i < RH_NR; i++)
+		err = rh_build_one(i, keys, vals, order, n, &rh_map[i],
+				   &rh_refused[i]);
 	if (!err)
 		err = ic_build(keys, vals, order, n, &ic_dead_map);
 	return err;
@@ -676,7 +852,7 @@ static void shape_of(uint32_t n, struct bn_shape *s)
 	const struct bucket_table *tbl_r;
 	struct bpf_ip_cookie_key k = {};
 	u64 disp = 0, pos = 0;
-	u32 i;
+	u32 i, r;
 
 	s->ic_buckets = ip_cookie_buckets(tbl);
 	s->ic_len = tbl->len;
@@ -710,20 +886,27 @@ static void shape_of(uint32_t n, struct bn_shape *s)
 	}
 	s->ht_pos_sum = pos;
 
-	tbl_r = rht->tbl;
-	s->rht_buckets = tbl_r->size;
-	s->rht_elem_size = sizeof(struct rht_elem);
-	s->rht_max_chain = 0;
-	pos = 0;
-	for (i = 0; i < tbl_r->size; i++) {
-		struct rhash_head *he;
-		u32 len = 0;
+	for (r = 0; r < RH_NR; r++) {
+		const struct bpf_rhtab *rhtab =
+			container_of(rh_map[r], struct bpf_rhtab, map);
 
-		rht_for_each_rcu(he, tbl_r, i)
-			pos += ++len;
-		s->rht_max_chain = max(s->rht_max_chain, len);
+		tbl_r = rhtab->ht.tbl;
+		s->rh_buckets[r] = tbl_r->size;
+		s->rh_refused[r] = rh_refused[r];
+		s->rh_max_chain[r] = 0;
+		pos = 0;
+		for (i = 0; i < tbl_r->size; i++) {
+			struct rhash_head *he;
+			u32 len = 0;
+
+			rht_for_each_rcu(he, tbl_r, i)
+				pos += ++len;
+			s->rh_max_chain[r] = max(s->rh_max_chain[r], len);
+		}
+		s->rh_pos_sum[r] = pos;
 	}
-	s->rht_pos_sum = pos;
+	s->rh_elem_size = kmalloc_size_roundup(sizeof(struct rhtab_elem) +
+					       2 * sizeof(u64) + LLIST_NODE_SZ);
 
 	bs_calls = 0;
 	for (i = 0; i < n; i++)
@@ -733,16 +916,14 @@ static void shape_of(uint32_t n, struct bn_shape *s)
 }
 
 void bn_key_info(uint64_t key, uint32_t *ic_disp, uint32_t *ht_pos,
-		 uint32_t *rht_pos, uint32_t *bs_cmp)
+		 uint32_t *rh_pos, uint32_t *bs_cmp)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(ic_map);
 	const struct ip_cookie_table *tbl = ic->tbl;
 	struct bpf_ip_cookie_key k = { .ip = key };
-	struct bucket_table *tbl_r = rht->tbl;
 	struct hlist_nulls_node *node;
-	u32 i, end, hash, pos = 0;
+	u32 i, r, end, hash, pos = 0;
 	struct htab_elem *l;
-	struct rhash_head *he;
 
 	*ic_disp = ~0U;
 	for (i = ip_cookie_probe(ic, tbl, &k, &end); i < end; i++)
@@ -762,14 +943,23 @@ void bn_key_info(uint64_t key, uint32_t *ic_disp, uint32_t *ht_pos,
 		}
 	}
 
-	*rht_pos = 0;
-	pos = 0;
-	hash = rht_key_hashfn(rht, tbl_r, &key, rht_params);
-	rht_for_each_rcu(he, tbl_r, hash) {
-		pos++;
-		if (container_of(he, struct rht_elem, node)->key == key) {
-			*rht_pos = pos;
-			break;
+	for (r = 0; r < RH_NR; r++) {
+		const struct bpf_rhtab *rhtab =
+			container_of(rh_map[r], struct bpf_rhtab, map);
+		struct bucket_table *tbl_r = rhtab->ht.tbl;
+		struct rhash_head *he;
+
+		rh_pos[r] = 0;
+		pos = 0;
+		hash = rht_bucket_index(tbl_r, rhtab->ht.p.hashfn(&key,
+				sizeof(key), tbl_r->hash_rnd));
+		rht_for_each_rcu(he, tbl_r, hash) {
+			pos++;
+			if (*(u64 *)container_of(he, struct rhtab_elem,
+						 node)->data == key) {
+				rh_pos[r] = pos;
+				break;
+			}
 		}
 	}
 
@@ -785,9 +975,8 @@ static u64 check_one(const struct bpf_insn *prog, int cnt, u64 key, u64 want)
 	const struct bucket_table *tbl_r;
 	void *call, *inl;
 	struct htab_elem *l;
-	struct rht_elem *e;
 	u64 bad = 0, gen;
-	u32 hash;
+	u32 hash, r;
 
 	kp_ctx.entry_ip = key;
 	bad += kp_helper() != want;
@@ -805,17 +994,34 @@ static u64 check_one(const struct bpf_insn *prog, int cnt, u64 key, u64 want)
 		bad += htab_map_lookup_elem(&htab->map, &key) !=
 		       (char *)l + HT_VALUE_OFF;
 
-	e = rht_call(rht, &key);
-	bad += e != rhashtable_lookup_fast(rht, &key, rht_params);
-	bad += want ? !e || e->key != key || e->value != want : !!e;
-	/* The constant params hash as rhashtable_init() set ht->p up to
-	 * (what lib/rhashtable.c's own paths call): jhash2() of two words.
-	 */
-	tbl_r = rht->tbl;
-	hash = jhash2((const u32 *)&key, 2, tbl_r->hash_rnd);
-	bad += rht_key_hashfn(rht, tbl_r, &key, rht_params) !=
-	       rht_bucket_index(tbl_r, hash);
-	bad += rht->p.hashfn(&key, rht->key_len, tbl_r->hash_rnd) != hash;
+	for (r = 0; r < RH_NR; r++) {
+		struct bpf_map *map = rh_map[r];
+		const struct bpf_rhtab *rhtab =
+			container_of(map, struct bpf_rhtab, map);
+		struct rhtab_elem *l;
+
+		if (rh_refused[r])	/* not timed either */
+			continue;
+		l = r == RH_TREE ? rh_call_tree(map, &key) :
+				   rh_call_73(map, &key);
+		bad += want ? !l || *(u64 *)l->data != key ||
+			      *(u64 *)((char *)l + RH_VALUE_OFF) != want : !!l;
+		/* The constant params hash as rhashtable_init() set ht->p up
+		 * to (what lib/rhashtable.c's own paths call).
+		 */
+		tbl_r = rhtab->ht.tbl;
+		hash = rhtab->ht.p.hashfn(&key, rhtab->ht.key_len,
+					  tbl_r->hash_rnd);
+		bad += (r == RH_TREE ?
+			rht_key_hashfn((struct rhashtable *)&rhtab->ht, tbl_r,
+				       &key, rhtab_params_long) :
+			rht_key_hashfn((struct rhashtable *)&rhtab->ht, tbl_r,
+				       &key, rhtab73_params_long)) !=
+		       rht_bucket_index(tbl_r, hash);
+		bad += hash != (r == RH_TREE ?
+				rhtab_hashfn_long(&key, 8, tbl_r->hash_rnd) :
+				rhtab73_hashfn_long(&key, 8, tbl_r->hash_rnd));
+	}
 	return bad;
 }
 
@@ -883,6 +1089,8 @@ uint64_t bn_check(const uint64_t *keys, const uint64_t *vals, uint32_t n,
 
 void bn_destroy(void)
 {
+	int i;
+
 	if (ic_map)
 		ip_cookie_map_free(ic_map);
 	if (ic_dead_map)
@@ -894,12 +1102,11 @@ void bn_destroy(void)
 		kvfree(htab);
 	}
 	htab = NULL;
-	/* The elements are kmalloc() objects, freed with the arena. */
-	if (rht) {
-		rhashtable_destroy(rht);
-		kvfree(rht);
+	for (i = 0; i < RH_NR; i++) {
+		if (rh_map[i])
+			rh_free(rh_map[i]);
+		rh_map[i] = NULL;
 	}
-	rht = NULL;
 	if (kp_link) {
 		kvfree(kp_link->addrs);
 		kvfree(kp_link->cookies);
