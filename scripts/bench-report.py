@@ -355,18 +355,18 @@ def pct_of_empty(eh, d):
     return 100.0 * eh / (eh + d)
 
 
-for p in sorted(fmulti):
+for p in sorted(fmulti, key=lambda x: (x == 0, x)):
     eh = fm_empty(p)
     c = fm(p, 'cookie')
     best = min((x for x in (fm(p, 'ipc'), fm(p, 'kfunc')) if x == x), default=float('nan'))
     if c == c and best == best:
         pc, pb = pct_of_empty(eh, c), pct_of_empty(eh, best)
-        target('fentry.multi N=%d: IP_COOKIE within 10 points of the multi-link cookie (issue 45)' % p,
+        target('fentry.multi N=%s: IP_COOKIE within 10 points of the multi-link cookie (issue 45)' % (p or 'all'),
                pc - pb <= 10, 'best of ipc/kfunc %.1f%% vs cookie %.1f%% of empty '
                '(%+.2f vs %+.2f %s over empty %.2f)' % (pb, pc, best, c, U, eh))
     wa, wi = fm(p, 'wide_array'), fm(p, 'wide_ipc')
     if wa == wa and wi == wi:
-        target('fentry.multi N=%d, 64 B of data: IP_COOKIE at or below cookie->ARRAY (issue 45)' % p,
+        target('fentry.multi N=%s, 64 B of data: IP_COOKIE at or below cookie->ARRAY (issue 45)' % (p or 'all'),
                wi <= wa, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (wi, wa, U))
 if 100000 in memory and 'ipc' in memory[100000]:
     m = memory[100000]['ipc']
@@ -431,6 +431,10 @@ MEMK = ('ipc', 'hash', 'hash-nopre', 'rhash')
 
 def nstr(p):
     return 'all (%s)' % env.get('attachable', '?') if p == 0 else str(p)
+
+
+def fstr(p):
+    return 'all (%s)' % env.get('fmulti_attachable', '?') if p == 0 else str(p)
 
 
 def cell(s):
@@ -535,18 +539,18 @@ if fmulti:
     for (s_, v, p, r, m, x) in rows:
         if s_ == 'ipc-fmulti' and m == 'fires_per_hit' and v == 'empty':
             ffires.setdefault(p, []).append(x - 1)
-    for p in sorted(fmulti):
+    for p in sorted(fmulti, key=lambda x: (x == 0, x)):
         e = fmulti[p].get('empty', {})
-        md.append('| %d | %.2f (%.3f M/s) | ' % (p, fm_empty(p), e.get('mops', float('nan'))) +
+        md.append('| %s | %.2f (%.3f M/s) | ' % (fstr(p), fm_empty(p), e.get('mops', float('nan'))) +
                   ' | '.join(cell(fmulti[p].get(v)) for v in FMV) +
                   ' | %.3f |' % med(ffires.get(p, [])))
     md.append('')
     md.append('## fentry.multi: % of the empty program\n')
     md.append('| N | ' + ' | '.join(NAMES[v] for v in FMV) + ' |')
     md.append('|---|' + '---|' * len(FMV))
-    for p in sorted(fmulti):
+    for p in sorted(fmulti, key=lambda x: (x == 0, x)):
         eh = fm_empty(p)
-        md.append('| %d | ' % p + ' | '.join(
+        md.append('| %s | ' % fstr(p) + ' | '.join(
             '%.1f%%' % pct_of_empty(eh, fmulti[p][v]['median'])
             if fmulti[p].get(v) and fmulti[p][v].get('median') is not None else '-'
             for v in FMV) + ' |')
