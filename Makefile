@@ -34,8 +34,10 @@ Targets (each builds what it needs; build/ holds everything generated):
                      i386/arm64 (CHECKS="checkpatch am ...": a subset;
                      PREFIXES="1 2"; CROSS="i386 arm64"); hours for all
   make bench         base kernel + bench: guest instructions under QEMU -icount
-                     (with an O(1) kprobe.multi cookie variant kernel; KCOOKIE=0:
-                     without), time over BOOTS=3 boots, and bench-native; writes
+                     (with two variant kernels: an O(1) kprobe.multi cookie,
+                     KCOOKIE=0 skips it; RHASH without patch rhashfix,
+                     RHASH_NOFIX=0 skips it), time over BOOTS=3 boots, and
+                     bench-native (RHASH chains on the kernel's text); writes
                      docs/results/ (QUICK=1: shorter; ONLY="icount time native")
   make bench-gen-lookup  inlined lookup vs direct call: a second base kernel from
                      patches/variants/no-gen-lookup.patch; docs/results/gen-lookup.md
