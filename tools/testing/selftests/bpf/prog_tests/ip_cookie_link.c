@@ -11,7 +11,6 @@
 #include "ip_cookie_helpers.h"
 #include "ip_cookie_uffd.h"
 #include "ip_cookie_link.skel.h"
-#include "ip_cookie_link_fail.skel.h"
 
 #define RUNS		5
 
@@ -1043,9 +1042,4 @@ void test_ip_cookie_link(void)
 		test_link_id_per_attach_type();
 	if (test__start_subtest("ext_refused"))
 		test_ext_refused();
-}
-
-void test_ip_cookie_link_verifier(void)
-{
-	RUN_TESTS(ip_cookie_link_fail);
 }
