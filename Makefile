@@ -49,7 +49,7 @@ Targets (each builds what it needs; build/ holds everything generated):
                      (PATCHES="-kfunc -uoffset"); docs/results/kfunc-cost.md
   make bench-native  the lookup data structures timed natively on the host CPU from
                      the kernel's code: a model, not the kernel path
-                     (NATIVE_ROUNDS=5 NATIVE_MAX_N=1048576); docs/results/native.md
+                     (NATIVE_ROUNDS=5 NATIVE_MAX_N=262144); docs/results/native.md
   make test-full     the complete upstream test_progs, test_verifier and test_maps
                      on a kernel with the series and a pristine one (build/full,
                      hours under TCG); prints the comparison

@@ -602,16 +602,27 @@ for n in sorted(lookup):
         ' %.2fx |' % (rn / i if i > 0 else float('nan')) if LNF else ''))
 md.append('')
 if nofix['refused'] or nofix['misses'] or LNF:
+    # "ipc-lookup-rhash_nofix: 96 of 100000 inserts refused ..." -> per
+    # benchmark and size, one count per round
+    refused = {}
+    for r in nofix['refused']:
+        m = re.match(r'ipc-(\w+)-rhash_nofix: (\d+) of (\d+) ', r)
+        if m:
+            refused.setdefault((m.group(1), int(m.group(3))), []).append(m.group(2))
     md.append('"RHASH (7.3 hash)": the same runs on a kernel built without patch '
               '`rhashfix` (scripts/bench.sh\'s variant kernel, `PATCHES="-rhashfix '
               '-rhashtest"`): RHASH hashing 8-byte keys as 7.3 does, '
               '`(u32)(k ^ (k >> 32)) ^ seed`. Inserts it refused with `-EBUSY` '
-              '(those keys are then missing, and lookups of them miss): %s. '
-              'Missed lookups per run: %s.\n' % (
-                  '; '.join(nofix['refused']) or 'none',
-                  '; '.join(['%s: %s' % (k, '/'.join('%d' % x for x in v))
+              '(a count for each round that refused any; those keys are then missing, '
+              'and lookups of them miss): '
+              '%s. Lookups that missed (each round that missed any): %s.\n' % (
+                  '; '.join('%s N=%d: %s' % (f, n, ' / '.join(c))
+                            for (f, n), c in sorted(refused.items())) or 'none',
+                  '; '.join(['%s: %s' % (k[len('ipc-'):].replace('-rhash_nofix', ''),
+                                         ' / '.join('%d' % x for x in v))
                              for k, v in sorted(nofix['misses'].items())] +
-                            nofix['other']) or 'none'))
+                            [o for o in nofix['other'] if 'lookups missed' not in o])
+                  or 'none'))
 
 if resize:
     md.append('## Lookups on one CPU while the other grows and shrinks the map\n')
