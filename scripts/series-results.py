@@ -171,8 +171,8 @@ parts = ['%s %s%s' % (lbl, num(med(um, v), '%+.1f'), pct(um, v))
          if med(um, v) is not None]
 if parts:
     out.append('uprobe.multi on one function, %s over an empty program '
-               '(the uprobe trap included in it; figures within about 10 '
-               'of it are not resolved): %s.' % (UNIT, ', '.join(parts)))
+               '(the uprobe trap included in it, so the shares are all '
+               'close to 100%%): %s.' % (UNIT, ', '.join(parts)))
     out.append('')
 
 # lookups
