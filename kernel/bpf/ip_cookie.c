@@ -5,187 +5,71 @@
  * is in Documentation/bpf/map_ip_cookie.rst; this comment holds what the
  * code relies on.
  *
- * Contexts and locks
- * ------------------
+ * Contexts and locks.  Programs only look entries up (the verifier refuses
+ * the other map helpers), from any context, NMI included, under
+ * rcu_read_lock() or rcu_read_lock_trace(); lookups take no lock and store
+ * nothing.  Every change holds ic->lock, in sleepable process context: the
+ * syscall's update and delete (called without rcu_read_lock(), also from
+ * the generic batch ops and from bpf_sys_bpf()) and the module notifier's
+ * purge.  ip_cookie_maps_lock, which guards the list of maps, is never held
+ * with an ic->lock.  No grace period is waited for with either held: a
+ * syscall program can block on ic->lock inside its rcu_read_lock_trace()
+ * section.
  *
- * Programs only look entries up (the verifier refuses the other map
- * helpers), from any context a program runs in, NMI included, under
- * rcu_read_lock() or, for sleepable programs, rcu_read_lock_trace().
- * Lookups take no lock and store nothing.  Everything that changes the map
- * holds ic->lock and runs in sleepable process context: the bpf syscall's
- * update, delete and batch paths (which call this map without
- * rcu_read_lock(); bpf_sys_bpf() of syscall programs included) and the
- * module notifier's purge.  ic->reclaim and the free of a deferred list
- * take ic->lock only to hand the list on.  The syscall's lookup and
- * get_next_key run under rcu_read_lock().
+ * Index.  ic->tbl is an open-addressed table of 16-byte {ip, elem} slots
+ * with linear probing; elements hold the value (and, for 16-byte keys, the
+ * link ID after it) and never move.  home(k) is the top log2(buckets) bits
+ * of a multiply-shift hash with the table's odd multiplier (ip_cookie_hash()).
+ * A table's header is written before it is published and never after.  The
+ * inlined lookups read the header and the slots at fixed offsets.
  *
- * ip_cookie_maps_lock guards the list of maps; it is never held together
- * with an ic->lock (if both were needed, it would come first).  No grace
- * period is waited for with either held: a
- * syscall program can block on ic->lock through bpf_sys_bpf() inside its
- * rcu_read_lock_trace() section, so such a wait would never end.
+ * Slots are EMPTY (ip 0), LIVE (ip and elem set) or DEAD (ip set, elem
+ * NULL, after a delete).  An insert into an EMPTY slot writes the element,
+ * then the ip; a slot's ip never changes afterwards, and only a rebuild
+ * drops DEAD slots.  So a reader that matched an ip can trust the element
+ * it then loads, with no ordering between the loads: NULL or an element of
+ * that ip.  An 8-byte key is in at most one slot: the first slot whose ip
+ * matches answers a lookup.  Key 0 is refused by the syscall and misses.
  *
- * Layout
- * ------
+ * Probe bound.  tbl->probe is min(buckets, IP_COOKIE_MAX_PROBE); every key
+ * sits within tbl->probe slots of its home with no EMPTY slot between, and
+ * a tail of at least tbl->probe slots follows the last bucket: a probe
+ * never wraps and looks at no more than tbl->probe slots.  A change that
+ * would break this rebuilds the index: GOLDEN_RATIO_64 first, then random
+ * odd multipliers (a pair of keys then shares a home with probability
+ * about 2 / buckets, whatever keys user space chose), then twice the
+ * buckets; with BPF_F_ZERO_SEED twice then four times the buckets.  If
+ * nothing fits, -ENOSPC and nothing changes.
  *
- *   ic->tbl --> +----------------------+
- *               | mul, len, shift,     |      element (kmalloc'd, never moves)
- *               | probe                |     +------------------------+
- *               +----------------------+     | value[value_size]      |
- *     home(k)-->| ip     | elem -------+---->| (pad to 8)             |
- *               | ip     | elem        |     | link_id (16-byte keys) |
- *               | 0      | NULL        |     +------------------------+
- *               |  ...   |  ...        |
- *               | buckets + tail       |
- *               +----------------------+
+ * Resize.  Growing, shrinking, dropping DEAD slots and re-seeding are one
+ * rebuild under ic->lock: fill an unpublished table with the LIVE slots,
+ * publish it with rcu_assign_pointer() and defer the free of the old one.
+ * Readers see either table, both complete; elements are shared, so a
+ * program's writes through a looked-up pointer are never lost.  An insert
+ * past 80% load (LIVE + DEAD slots) rebuilds to at most 50%; below 20%
+ * live, a delete or purge shrinks to at most 50%.
  *
- * The index is an open-addressed table of 16-byte {ip, elem} slots (16
- * bytes on 32-bit too) with linear probing.  home(k) is the top
- * log2(buckets) bits of a multiply-shift hash of the ip, and for 16-byte
- * keys of the link ID too, with the table's odd multiplier tbl->mul (see
- * ip_cookie_hash()).  A table's header is written before it is published
- * and never after: a reader takes mul, shift and probe from the table it
- * dereferenced, so a new multiplier is published like any other rebuild.
- * The inlined lookups (bpf_ip_cookie_gen_lookup(),
- * ip_cookie_gen_lookup_link()) read these fields and the slots at fixed
- * offsets, from the map pointer at run time, since an inner map's lookup
- * is generated from its template (only the link ID's offset in an element
- * is a constant: it depends on the value size alone).  A change of layout
- * is a change of them.
+ * Freeing.  Replaced and deleted elements and old tables go on a deferred
+ * free list, for which room is reserved before anything changes, so
+ * -ENOMEM leaves the map as it was.  ic->reclaim hands the whole list to
+ * call_rcu_tasks_trace() (which implies an RCU grace period), one list in
+ * flight at a time, and a work item frees it.  map_free frees what is not
+ * in flight; the last of map_free and an in-flight list frees the map
+ * (ic->refs).  Tables, elements and list chunks are charged to the map's
+ * memcg and fail with -ENOMEM at its limit; map_mem_usage() mirrors them.
  *
- * Slots
- * -----
+ * Modules.  A module notifier removes the entries in the text of a module
+ * that goes away, and in its init text once that is freed, from every map
+ * with LIVE slots in the module area (ic->nr_mod), frozen ones included,
+ * one map at a time: each with a reference taken under ip_cookie_maps_lock
+ * and purged in one pass under its ic->lock alone.  The purge cannot fail.
  *
- *   EMPTY  ip == 0              never written since the table was built
- *   LIVE   ip != 0, elem set    holds an entry
- *   DEAD   ip != 0, elem NULL   its entry was deleted or purged
- *
- *   EMPTY --insert--> LIVE --delete--> DEAD --insert, same ip--> LIVE
- *                     LIVE --replace: new element--> LIVE
- *
- * An insert into an EMPTY slot writes the element, then the ip.  Once
- * set, a slot's ip never changes and the slot never goes back to EMPTY;
- * only a rebuild, into a new table, drops DEAD slots.  So a reader that
- * matched a slot's ip can trust the element it then loads, with no
- * ordering between the two loads: it is NULL or an element of that ip
- * (16-byte keys also compare the link ID stored in the element).  A
- * reader that sees the ip of an insert in progress before its element
- * misses that key, which it may.  An 8-byte key is in at most one slot,
- * so the first slot whose ip matches answers a lookup, LIVE or DEAD.  Key
- * 0 would match an EMPTY slot: the syscall refuses it and every lookup
- * misses it.
- *
- * Probe bound
- * -----------
- *
- * tbl->probe is min(buckets, IP_COOKIE_MAX_PROBE).  Every key sits in one
- * of the tbl->probe slots from its home on, and no slot between its home
- * and its own is EMPTY: an insert takes a DEAD slot of its ip if it meets
- * one before the first EMPTY slot, else that EMPTY slot; a rebuild takes
- * the first EMPTY slot.  A tail of at least tbl->probe slots follows the
- * last bucket (the allocator's rounding may add more), so home + probe
- * <= len: a probe never wraps, never reads past the table, stops at the
- * first EMPTY slot and looks at no more than tbl->probe slots, hit or
- * miss.
- *
- * A change that would place a key past the bound rebuilds the index
- * instead (ip_cookie_rebuild_nolock()).  Each rebuild tries
- * GOLDEN_RATIO_64 first (hash_64(), which ftrace and kprobes use for
- * function addresses too; the layout then depends on the keys alone),
- * then random odd multipliers at the same size, then at twice the
- * buckets: for any two distinct keys the chance over a random multiplier
- * that their homes collide is about 2 / buckets, so keys aimed at one home
- * under GOLDEN_RATIO_64 fit again with high probability.  With
- * BPF_F_ZERO_SEED the multiplier is always GOLDEN_RATIO_64 and a rebuild
- * that misses the bound tries twice, then four times the buckets.  If no
- * try fits, the change fails with -ENOSPC and nothing changes.
- *
- * Resize protocol
- * ---------------
- *
- * Growing, shrinking, purging DEAD slots and re-seeding are one operation,
- * under ic->lock: allocate a table, fill it with the LIVE slots of the
- * current one while nobody else can see it (no DEAD slots: ic->used, LIVE
- * plus DEAD slots, becomes ic->count), publish it with
- * rcu_assign_pointer() and defer the free of the old one.  A reader sees
- * the old or the new table, both complete.  Elements are shared by both
- * and never moved or copied, so a pointer a program got from a lookup
- * stays valid for its whole run and its writes through it are kept.
- *
- * When: an insert that finds no DEAD slot of its ip and either no EMPTY
- * slot within the bound or one that would take ic->used past 80% of the
- * buckets rebuilds to at most 50% load (ip_cookie_make_room_nolock()); a
- * batch grows once per chunk for the keys it will add, up to 80%.  A
- * delete, a purge and the end of a batch shrink once ic->count is below
- * 20% of the buckets, to at most 50% (ip_cookie_maybe_shrink_nolock()); a
- * failed shrink keeps the table.  A rebuild leaves the load at most 50%,
- * so inserts and deletes around one threshold do not rebuild again and
- * again.
- *
- * Freeing
- * -------
- *
- * Replaced, deleted and purged elements and replaced tables go on the map's
- * deferred free list (struct ip_cookie_dfl), under ic->lock.  Room for
- * them is reserved before anything changes (ip_cookie_defer_reserve()),
- * so an -ENOMEM leaves the map as it was; an insert that does not rebuild
- * frees nothing.  ic->reclaim takes the whole list under ic->lock and
- * passes it to call_rcu_tasks_trace(), whose grace period covers
- * sleepable programs and, since it implies an RCU one, all others; then
- * a work item frees it.  One list is in flight at a time
- * (ic->dfl_busy): what is deferred meanwhile waits for the next, so one
- * grace period covers all of it, and no task blocks on a grace
- * period that a sleepable program can hold off for as long as it sleeps.
- * Memory that was never published (a new element or table after a
- * failure) is freed at once.  The module purge cannot fail: it reserves
- * room with __GFP_NOFAIL, which the memcg lets exceed its limit.
- * map_free runs when no program can reach the map: it stops ic->reclaim
- * and frees the rest of the list, every element and the table at once;
- * the map itself, if a list is still in flight, is freed after that list
- * (ic->refs).
- *
- * After creation, tables come from bpf_map_area_alloc() within
- * bpf_map_memcg_enter()/bpf_map_memcg_exit(), elements
- * and list chunks from bpf_map_kmalloc_node() with __GFP_RETRY_MAYFAIL:
- * all charged to the map's memcg, failing with -ENOMEM at its limit
- * rather than invoking the OOM killer.  map_mem_usage() mirrors them.
- *
- * Modules
- * -------
- *
- * Once a module's text is freed, another module loaded at the same
- * addresses would find its entries.  A module notifier removes from every
- * map the entries whose ip lies in the text of a module that goes away
- * (MODULE_STATE_GOING: no link can still attach there, each holds a
- * reference on the module) and those in its init text once that is freed
- * (MODULE_STATE_LIVE), frozen and BPF_F_RDONLY maps included: the only
- * change the kernel makes to a map.  ic->nr_mod counts the LIVE slots in
- * the module area (a test that does not depend on what is loaded); maps
- * where it is 0 are skipped, the others purged one at a time in one pass
- * over the list, each with a reference taken under ip_cookie_maps_lock
- * and then in one pass over its table under its ic->lock alone.  So a
- * notification costs time linear in the maps and their tables, and
- * concurrent notifications do not wait for each other.
- *
- * Walk order
- * ----------
- *
- * get_next_key walks keys in order of (hash, link_id), hash being the full
- * 64-bit hash: for a given link_id a bijection of ip (mul is odd), so the
- * order is total.  Since a key sits at or after its home with no EMPTY
- * slot between, and homes are the hash's top bits, the scan from the
- * current key's home can stop at the first EMPTY slot after a candidate.
- * The order does not depend on the table size, so a walk from user space
- * visits every key that stays in the map exactly once, however the map is
- * resized between calls, as long as the multiplier stays: a new one
- * changes the order, and a walk across it may miss or repeat keys.  A key
- * that is not in the map starts get_next_key's walk over, as the uapi
- * says; the batch walk takes its batch as a position in the order, which
- * exists for absent keys too, so it goes on after a deleted key.  A
- * get_next_key call scans from the key's home to the next key under
- * rcu_read_lock(), which on a sparse table may be a large part of it, as
- * HASH's scans its buckets (htab_map_get_next_key()); the batch walk scans
- * under ic->lock and reschedules.
+ * Walk order.  get_next_key and the lookup batch walk keys in order of
+ * (64-bit hash, link_id): a total order (for a link ID the hash is a
+ * bijection of ip) that does not depend on the table size, so a walk
+ * survives resizes as long as the multiplier stays.  Since a key sits at or
+ * after its home with no EMPTY slot between, a scan from a key's home can
+ * stop at the first EMPTY slot after a candidate.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -203,7 +87,6 @@
 #include <linux/rcupdate_trace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <linux/workqueue.h>
@@ -223,7 +106,7 @@
  */
 #define IP_COOKIE_RESEEDS		3
 #define IP_COOKIE_REBUILD_TRIES		(2 * IP_COOKIE_RESEEDS)
-/* Batch operations copy keys and values in chunks of about this size. */
+/* A lookup batch copies keys and values out in chunks of about this size. */
 #define IP_COOKIE_BATCH_BYTES		SZ_64K
 
 struct ip_cookie_slot {
@@ -333,14 +216,12 @@ static u32 ip_cookie_max_used(u32 buckets)
 	return buckets * 4 / 5;
 }
 
-/* Smallest table that holds @nr entries at or below 80% load, or at or
- * below 50% if @half.
- */
-static u32 ip_cookie_fit_buckets(u32 nr, bool half)
+/* Smallest table that holds @nr entries at or below 50% load. */
+static u32 ip_cookie_fit_buckets(u32 nr)
 {
 	u32 buckets = IP_COOKIE_MIN_BUCKETS;
 
-	while ((half ? buckets / 2 : ip_cookie_max_used(buckets)) < nr)
+	while (buckets / 2 < nr)
 		buckets <<= 1;
 	return buckets;
 }
@@ -936,23 +817,17 @@ static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
 	return 0;
 }
 
-/* Grow, or purge DEAD slots, so that @nr more entries fit.  The new
- * table is at most half full before the first of them, so that changes
- * around a threshold do not rebuild again and again; a batch that knows
- * how many keys it adds may fill it up to 80%.  Called with ic->lock
- * held.
+/* Grow, or purge DEAD slots, so that @k fits, to at most half full so
+ * that changes around a threshold do not rebuild again and again.  Called
+ * with ic->lock held.
  */
-static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic, u32 nr,
+static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic,
 				      const struct bpf_ip_cookie_key *k)
 {
-	struct ip_cookie_table *tbl;
-	u32 buckets;
+	u32 buckets = ip_cookie_buckets(ip_cookie_tbl_locked(ic));
 
 	lockdep_assert_held(&ic->lock);
-	tbl = ip_cookie_tbl_locked(ic);
-	buckets = max3(ip_cookie_buckets(tbl),
-		       ip_cookie_fit_buckets(ic->count + nr, false),
-		       ip_cookie_fit_buckets(ic->count + 1, true));
+	buckets = max(buckets, ip_cookie_fit_buckets(ic->count + 1));
 	return ip_cookie_resize_nolock(ic, buckets, k);
 }
 
@@ -1092,7 +967,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
 		err = ip_cookie_defer_reserve(ic, 1, false);
 		if (!err)
-			err = ip_cookie_make_room_nolock(ic, 1, k);
+			err = ip_cookie_make_room_nolock(ic, k);
 		if (err) {
 			kfree(elem);
 			return err;
@@ -1170,7 +1045,7 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
 	buckets = ip_cookie_buckets(tbl);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5 &&
 	    !ip_cookie_defer_reserve(ic, 1, false))
-		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count, true),
+		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count),
 					NULL);
 }
 
@@ -1343,275 +1218,57 @@ static void *ip_cookie_map_lookup_elem_sys_only(struct bpf_map *map,
 	return ip_cookie_find(ic, key);
 }
 
-/* Bytes of one entry in a batch's kernel buffer: keys stay 8-byte
- * aligned whatever the value size, since they are read in place.
+/* Find the first LIVE key after @cur in walk order (the first key if @cur
+ * is NULL; @cur need not be in the map), store it in @next and return its
+ * element, or NULL if there is none.  A key at slot q has its home at or
+ * after q - probe + 1, so once a candidate is found at slot j no key past
+ * an EMPTY slot or past j + probe comes before it.  Called under
+ * rcu_read_lock(), or with ic->lock held and @resched.
  */
-static u32 ip_cookie_batch_stride(u32 key_size, u32 value_size)
+static void *ip_cookie_next(const struct bpf_ip_cookie *ic,
+			    const struct ip_cookie_table *tbl,
+			    const struct bpf_ip_cookie_key *cur,
+			    struct bpf_ip_cookie_key *next, bool resched)
 {
-	return key_size + round_up(value_size, sizeof(u64));
-}
+	u32 i = 0, end = tbl->len, cur_link = cur ? cur->link_id : 0;
+	u64 cur_h = 0, best_h = 0, h;
+	void *elem, *best = NULL;
 
-/* Number of entries a batch copies in at once. */
-static u32 ip_cookie_batch_chunk(u32 stride)
-{
-	return max_t(u32, 1, IP_COOKIE_BATCH_BYTES / stride);
-}
-
-/* Copy keys [@from, @from + @nr) of a batch, and their values of
- * @value_size bytes (0: keys only, for a delete), into @buf at a stride
- * of ip_cookie_batch_stride().  A NULL @values faults like any other bad
- * pointer.  Called without ic->lock: a fault on a user page stalls only
- * this caller.
- */
-static int ip_cookie_batch_copy(const struct bpf_ip_cookie *ic, void *buf,
-				const void __user *keys,
-				const void __user *values, u32 value_size,
-				u32 from, u32 nr)
-{
-	u32 key_size = ic->map.key_size;
-	u32 stride = ip_cookie_batch_stride(key_size, value_size);
-	u32 i;
-
-	for (i = 0; i < nr; i++, buf += stride) {
-		if (copy_from_user(buf, keys + size_mul(from + i, key_size),
-				   key_size))
-			return -EFAULT;
-		if (value_size &&
-		    copy_from_user(buf + key_size,
-				   values + size_mul(from + i, value_size),
-				   value_size))
-			return -EFAULT;
+	if (cur) {
+		cur_h = ip_cookie_hash(ic, tbl, cur);
+		i = cur_h >> tbl->shift;
 	}
-	return 0;
-}
-
-/* What a batch update and a batch delete start with: check the
- * attributes, zero the user's count and allocate a buffer for a chunk of
- * @stride-byte entries, whose length goes to *@chunk.  Returns the buffer,
- * NULL for an empty batch (nothing to do), or an ERR_PTR.
- */
-static void *ip_cookie_batch_begin(const union bpf_attr *attr,
-				   union bpf_attr __user *uattr, u32 stride,
-				   u32 *chunk)
-{
-	u32 nr = attr->batch.count;
-	void *buf;
-
-	if (attr->batch.elem_flags)
-		return ERR_PTR(-EINVAL);
-	if (!nr)
-		return NULL;
-	if (put_user(0, &uattr->batch.count))
-		return ERR_PTR(-EFAULT);
-	*chunk = min(nr, ip_cookie_batch_chunk(stride));
-	buf = kvmalloc(size_mul(*chunk, stride), GFP_USER | __GFP_NOWARN);
-	return buf ?: ERR_PTR(-ENOMEM);
-}
-
-/* What both end with: shrink once for the whole batch (one that stopped
- * early may have grown the index for keys it never added), free @buf and
- * tell user space how many entries, @cp, were applied.  Returns @err, or
- * -EFAULT if the count cannot be written.
- */
-static int ip_cookie_batch_end(struct bpf_ip_cookie *ic, void *buf,
-			       union bpf_attr __user *uattr, u32 cp, int err)
-{
-	mutex_lock(&ic->lock);
-	ip_cookie_maybe_shrink_nolock(ic);
-	ip_cookie_defer_kick(ic);
-	mutex_unlock(&ic->lock);
-	kvfree(buf);
-	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
-		return -EFAULT;
-	return err;
-}
-
-/* Keys of a chunk an update can add: valid and not in the map.  Keys
- * repeated within the chunk count once each: a chunk may overestimate by
- * its own length, never more.  Called with ic->lock held.
- */
-static u32 ip_cookie_count_new_nolock(struct bpf_ip_cookie *ic,
-				      const void *buf, u32 nr, u32 stride)
-{
-	u32 i, nr_new = 0;
-
-	lockdep_assert_held(&ic->lock);
-	for (i = 0; i < nr; i++, buf += stride)
-		if (!ip_cookie_check_key(ic, buf) && !ip_cookie_find(ic, buf))
-			nr_new++;
-	return nr_new;
-}
-
-/* Apply one chunk of a batch update.  Called with ic->lock held.  Stores
- * in *@done how many entries were applied.
- */
-static int ip_cookie_update_chunk_nolock(struct bpf_ip_cookie *ic,
-					 const void *buf, u32 nr, u32 *done)
-{
-	u32 key_size = ic->map.key_size;
-	u32 stride = ip_cookie_batch_stride(key_size, ic->map.value_size);
-	struct ip_cookie_table *tbl;
-	u32 nr_new;
-	int err;
-
-	lockdep_assert_held(&ic->lock);
-	/* Grow once for the chunk, then insert without resizing. */
-	*done = 0;
-	nr_new = ip_cookie_count_new_nolock(ic, buf, nr, stride);
-	nr_new = min(nr_new, ic->map.max_entries - ic->count);
-	tbl = ip_cookie_tbl_locked(ic);
-	if ((u64)ic->used + nr_new >
-	    ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_defer_reserve(ic, 1, false);
-		if (!err)
-			err = ip_cookie_make_room_nolock(ic, nr_new, NULL);
-		if (err)
-			return err;
-	}
-
-	/* An allocation each: reschedule between them, as
-	 * generic_map_update_batch() does.
-	 */
-	for (; *done < nr; (*done)++, buf += stride) {
-		err = ip_cookie_update_nolock(ic, buf, buf + key_size,
-					      BPF_ANY);
-		if (err)
-			return err;
-		cond_resched();
-	}
-	return 0;
-}
-
-/* Called from syscall, in sleepable context (see bpf_map_do_batch()).
- * Like generic_map_update_batch(), elem_flags may only hold BPF_F_LOCK,
- * which needs a spin lock in the value, which this map never has.
- */
-static int ip_cookie_map_update_batch(struct bpf_map *map,
-				      struct file *map_file,
-				      const union bpf_attr *attr,
-				      union bpf_attr __user *uattr)
-{
-	const void __user *values = u64_to_user_ptr(attr->batch.values);
-	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
-	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	u32 stride = ip_cookie_batch_stride(map->key_size, map->value_size);
-	u32 nr = attr->batch.count, chunk, cp = 0, n, done;
-	void *buf;
-	int err = 0;
-
-	buf = ip_cookie_batch_begin(attr, uattr, stride, &chunk);
-	if (IS_ERR_OR_NULL(buf))
-		return PTR_ERR_OR_ZERO(buf);
-
-	while (cp < nr) {
-		n = min(chunk, nr - cp);
-		err = ip_cookie_batch_copy(ic, buf, keys, values,
-					   map->value_size, cp, n);
-		if (err)
-			break;
-		mutex_lock(&ic->lock);
-		err = ip_cookie_update_chunk_nolock(ic, buf, n, &done);
-		ip_cookie_defer_kick(ic);
-		mutex_unlock(&ic->lock);
-		cp += done;
-		if (err)
-			break;
-		cond_resched();
-	}
-	return ip_cookie_batch_end(ic, buf, uattr, cp, err);
-}
-
-/* Called from syscall, in sleepable context (see bpf_map_do_batch()) */
-static int ip_cookie_map_delete_batch(struct bpf_map *map,
-				      const union bpf_attr *attr,
-				      union bpf_attr __user *uattr)
-{
-	const void __user *keys = u64_to_user_ptr(attr->batch.keys);
-	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	u32 nr = attr->batch.count, key_size = map->key_size;
-	u32 chunk, cp = 0, n, i;
-	void *buf;
-	int err = 0;
-
-	buf = ip_cookie_batch_begin(attr, uattr, key_size, &chunk);
-	if (IS_ERR_OR_NULL(buf))
-		return PTR_ERR_OR_ZERO(buf);
-
-	while (cp < nr && !err) {
-		n = min(chunk, nr - cp);
-		err = ip_cookie_batch_copy(ic, buf, keys, NULL, 0, cp, n);
-		if (err)
-			break;
-		mutex_lock(&ic->lock);
-		for (i = 0; i < n && !err; i++) {
-			err = ip_cookie_delete_nolock(ic, buf + i * key_size);
-			if (!err)
-				cp++;
-		}
-		ip_cookie_defer_kick(ic);
-		mutex_unlock(&ic->lock);
-		cond_resched();
-	}
-	return ip_cookie_batch_end(ic, buf, uattr, cp, err);
-}
-
-/* A key's position in the walk order, and where it sits in the table. */
-struct ip_cookie_wpos {
-	u64 h;
-	u32 link;
-	u32 i;
-};
-
-static int ip_cookie_wpos_cmp(const void *a, const void *b)
-{
-	const struct ip_cookie_wpos *x = a, *y = b;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	if (x->link != y->link)
-		return x->link < y->link ? -1 : 1;
-	return 0;
-}
-
-/* Gather into @w the positions of the first @nr LIVE keys after @cur
- * (from the first key if @cur is NULL), in walk order; @w has room for
- * @nr + tbl->probe.  A key at slot q has its home at or after
- * q - probe + 1, so once the nr-th candidate is found at slot j, no key
- * past j + probe can come before it: the scan stops there.  Every slot is
- * visited by at most one batch call of a whole walk, but for the probe
- * window.  Returns the number gathered.  Called with ic->lock held.
- */
-static u32 ip_cookie_gather_nolock(struct bpf_ip_cookie *ic,
-				   const struct ip_cookie_wpos *cur,
-				   struct ip_cookie_wpos *w, u32 nr)
-{
-	const struct ip_cookie_table *tbl = ip_cookie_tbl_locked(ic);
-	u32 i = cur ? cur->h >> tbl->shift : 0, end = tbl->len, n = 0;
-	struct bpf_ip_cookie_key k = {};
-
-	lockdep_assert_held(&ic->lock);
 	for (; i < end; i++) {
 		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		void *elem = rcu_dereference_protected(slot->elem,
-					lockdep_is_held(&ic->lock));
+		struct bpf_ip_cookie_key cand = {};
 
-		if (!(i % SZ_4K))
+		if (resched && !(i % SZ_4K))
 			cond_resched();
+		cand.ip = READ_ONCE(slot->ip);
+		if (!cand.ip) {
+			if (best)
+				break;
+			continue;
+		}
+		elem = rcu_dereference_check(slot->elem, ip_cookie_read_held(ic));
 		if (!elem)
 			continue;
-		k.ip = slot->ip;
 		if (ip_cookie_has_link(ic))
-			k.link_id = ip_cookie_link(ic, elem);
-		w[n].h = ip_cookie_hash(ic, tbl, &k);
-		w[n].link = k.link_id;
-		w[n].i = i;
-		if (cur && ip_cookie_wpos_cmp(&w[n], cur) <= 0)
+			cand.link_id = ip_cookie_link(ic, elem);
+		h = ip_cookie_hash(ic, tbl, &cand);
+		/* Only keys after the current one, and of those the first. */
+		if (cur && (h < cur_h || (h == cur_h && cand.link_id <= cur_link)))
 			continue;
-		if (++n == nr)
+		if (best && (h > best_h ||
+			     (h == best_h && cand.link_id >= next->link_id)))
+			continue;
+		if (!best)
 			end = min(end, i + tbl->probe);
+		best = elem;
+		best_h = h;
+		*next = cand;
 	}
-	sort(w, n, sizeof(*w), ip_cookie_wpos_cmp, NULL);
-	return min(n, nr);
+	return best;
 }
 
 /* Called from syscall, in sleepable context (see bpf_map_do_batch()).
@@ -1632,45 +1289,36 @@ static int ip_cookie_map_lookup_batch(struct bpf_map *map,
 	void __user *values = u64_to_user_ptr(attr->batch.values);
 	void __user *keys = u64_to_user_ptr(attr->batch.keys);
 	u32 key_size = map->key_size, value_size = map->value_size;
-	u32 stride = ip_cookie_batch_stride(key_size, value_size);
+	u32 stride = key_size + value_size, max = attr->batch.count;
+	u32 chunk = min(max, IP_COOKIE_BATCH_BYTES / stride), cp = 0, n, i;
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
 	struct bpf_ip_cookie_key k = {};
-	struct ip_cookie_wpos cur, *w;
-	u32 max = attr->batch.count, cp = 0, chunk, n, i;
 	void *buf, *elem;
 	int err = 0;
 
-	buf = ip_cookie_batch_begin(attr, uattr, stride, &chunk);
-	if (IS_ERR_OR_NULL(buf))
-		return PTR_ERR_OR_ZERO(buf);
-	w = kvmalloc_array(chunk + IP_COOKIE_MAX_PROBE, sizeof(*w),
-			   GFP_USER | __GFP_NOWARN);
-	if (!w) {
-		kvfree(buf);
+	if (attr->batch.elem_flags)
+		return -EINVAL;
+	if (!max)
+		return 0;
+	if (put_user(0, &uattr->batch.count))
+		return -EFAULT;
+	buf = kvmalloc_array(chunk, stride, GFP_USER | __GFP_NOWARN);
+	if (!buf)
 		return -ENOMEM;
-	}
 	if (ubatch && copy_from_user(&k, ubatch, key_size)) {
 		err = -EFAULT;
 		goto out;
 	}
 	while (cp < max) {
 		mutex_lock(&ic->lock);
-		if (ubatch || cp) {
-			cur.h = ip_cookie_hash(ic, ip_cookie_tbl_locked(ic), &k);
-			cur.link = k.link_id;
-		}
-		n = ip_cookie_gather_nolock(ic, ubatch || cp ? &cur : NULL, w,
-					    min(chunk, max - cp));
-		for (i = 0; i < n; i++) {
-			const struct ip_cookie_slot *slot;
-
-			slot = &ip_cookie_tbl_locked(ic)->slots[w[i].i];
-			elem = rcu_dereference_protected(slot->elem,
-							 lockdep_is_held(&ic->lock));
-			k.ip = slot->ip;
-			k.link_id = w[i].link;
-			memcpy(buf + i * stride, &k, key_size);
-			copy_map_value(map, buf + i * stride + key_size, elem);
+		for (n = 0; n < min(chunk, max - cp); n++) {
+			elem = ip_cookie_next(ic, ip_cookie_tbl_locked(ic),
+					      ubatch || cp || n ? &k : NULL,
+					      &k, true);
+			if (!elem)
+				break;
+			memcpy(buf + n * stride, &k, key_size);
+			copy_map_value(map, buf + n * stride + key_size, elem);
 		}
 		mutex_unlock(&ic->lock);
 		for (i = 0; i < n; i++) {
@@ -1694,76 +1342,28 @@ static int ip_cookie_map_lookup_batch(struct bpf_map *map,
 	    (cp && copy_to_user(uobatch, &k, key_size)))
 		err = -EFAULT;
 out:
-	kvfree(w);
 	kvfree(buf);
 	return err;
 }
 
-/* Called from syscall under rcu_read_lock().  Keys come in (hash, link_id)
- * order, which does not depend on the table size (see the top comment).
- *
- * Once a candidate is found, the scan stops at the next EMPTY slot: a
- * probe never crosses an EMPTY slot and never wraps, so every key behind
- * it has a higher home bucket, hence a higher hash, than the candidate.
+/* Called from syscall under rcu_read_lock(): keys come in walk order (see
+ * the top comment), and as for every other map a key that is not in the
+ * map starts the walk over.
  */
 static int ip_cookie_map_get_next_key(struct bpf_map *map, void *key,
 				      void *next_key)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
 	const struct bpf_ip_cookie_key *k = key;
-	struct bpf_ip_cookie_key best = {};
-	const struct ip_cookie_table *tbl;
-	u64 cur_h = 0, best_h = 0;
-	u32 cur_link = 0;
-	bool found = false;
-	u32 i = 0;
+	struct bpf_ip_cookie_key next = {};
 
-	/* As for every other map: a key that is not in the map starts the
-	 * walk over.
-	 */
 	if (k && !ip_cookie_find(ic, k))
 		k = NULL;
-	tbl = rcu_dereference_check(ic->tbl, ip_cookie_read_held(ic));
-	if (k) {
-		cur_h = ip_cookie_hash(ic, tbl, k);
-		if (ip_cookie_has_link(ic))
-			cur_link = k->link_id;
-		i = cur_h >> tbl->shift;
-	}
-	for (; i < tbl->len; i++) {
-		const struct ip_cookie_slot *slot = &tbl->slots[i];
-		struct bpf_ip_cookie_key cand = {};
-		void *elem;
-		u64 h;
-
-		cand.ip = READ_ONCE(slot->ip);
-		if (!cand.ip) {
-			if (found)
-				break;
-			continue;
-		}
-		elem = rcu_dereference_check(slot->elem,
-					     ip_cookie_read_held(ic));
-		if (!elem)
-			continue;
-		if (ip_cookie_has_link(ic))
-			cand.link_id = ip_cookie_link(ic, elem);
-		h = ip_cookie_hash(ic, tbl, &cand);
-		/* Only keys after the current one... */
-		if (k && (h < cur_h ||
-			  (h == cur_h && cand.link_id <= cur_link)))
-			continue;
-		/* ...and of those the first. */
-		if (found && (h > best_h ||
-			      (h == best_h && cand.link_id >= best.link_id)))
-			continue;
-		found = true;
-		best_h = h;
-		best = cand;
-	}
-	if (!found)
+	if (!ip_cookie_next(ic, rcu_dereference_check(ic->tbl,
+						      ip_cookie_read_held(ic)),
+			    k, &next, false))
 		return -ENOENT;
-	memcpy(next_key, &best, map->key_size);
+	memcpy(next_key, &next, map->key_size);
 	return 0;
 }
 
@@ -1944,8 +1544,8 @@ const struct bpf_map_ops ip_cookie_map_ops = {
 	.map_free = ip_cookie_map_free,
 	.map_get_next_key = ip_cookie_map_get_next_key,
 	.map_lookup_batch = ip_cookie_map_lookup_batch,
-	.map_update_batch = ip_cookie_map_update_batch,
-	.map_delete_batch = ip_cookie_map_delete_batch,
+	.map_update_batch = generic_map_update_batch,
+	.map_delete_batch = generic_map_delete_batch,
 	.map_lookup_elem = ip_cookie_map_lookup_elem,
 	.map_lookup_elem_sys_only = ip_cookie_map_lookup_elem_sys_only,
 	.map_gen_lookup = ip_cookie_map_gen_lookup,

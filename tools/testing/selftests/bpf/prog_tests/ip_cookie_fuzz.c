@@ -47,14 +47,13 @@
 #define HASH_BITS	12		/* user-space index of a pool */
 #define MAX_VALUE	24
 #define CHECK_EVERY	5000		/* ops between full checks, map by map */
-#define BIG_EVERY	20000		/* ops between batches past a chunk */
+#define BIG_EVERY	20000		/* ops between long batches */
 #define NR_RECREATE	8		/* maps replaced during a run */
-/* A batch update or delete copies this much user memory (in one chunk)
- * before it applies any of it (IP_COOKIE_BATCH_BYTES).
+/* A long update batch: about this much user memory, a few thousand
+ * entries, every value counted as 8-byte aligned.
  */
 #define BATCH_BYTES	65536
 #define MAX_BATCH	(BATCH_BYTES / 16 + 32)
-/* A value's share of a batch chunk: keys stay 8-byte aligned. */
 #define VAL_STRIDE(vs)	(((vs) + 7) & ~7U)
 #define HISTORY		8
 #define KERNEL_PTR	0xffffffff81000000ULL
@@ -930,31 +929,27 @@ static void op_lookup_batch(struct fmap *m)
 		walk_end(m, w);
 }
 
-/* ip_cookie_map_{update,delete}_batch(): a chunk of entries is copied in
- * whole before any of it applies, so a fault anywhere in it (entry @f is
- * the first that does not fit) applies none of it; entries apply in order
- * up to the first error.  Updates if @vals, deletes if not; the count the
+/* generic_map_{update,delete}_batch(): entries are copied in and applied
+ * one at a time, in order, up to the first error; entry @f is the first
+ * whose copy faults.  Updates if @vals, deletes if not; the count the
  * kernel reports goes to *@done.
  */
 static int model_batch(struct fmap *m, __u32 c, __u32 f, const char *vals,
 		       __u64 flags, __u32 *done)
 {
-	__u32 entry = m->ks + (vals ? VAL_STRIDE(m->vs) : 0);
-	__u32 chunk = BATCH_BYTES / entry;
-	__u32 i, end;
 	int err = 0;
+	__u32 i;
 
 	for (i = 0; i < c && !err; i++) {
-		end = c - i < chunk ? c : i + chunk;
-		if (i % chunk == 0 && f < end)
-			break;
-		if (vals)
+		if (i >= f)
+			err = -EFAULT;
+		else if (vals)
 			err = model_update(m, F.kids[i], vals + i * m->vs, flags);
 		else
 			err = model_delete(m, F.kids[i]);
 	}
 	*done = err ? i - 1 : i;
-	return err ?: (i < c ? -EFAULT : 0);
+	return err;
 }
 
 /* Count and buffer of a batch update or delete. */
@@ -983,7 +978,7 @@ static __u32 batch_shape(struct fmap *m, __u32 *nbuf, int *kp, int *vp,
 
 static void op_update_batch(struct fmap *m)
 {
-	__u32 ks = m->ks, vs = m->vs, chunk = BATCH_BYTES / (ks + VAL_STRIDE(vs));
+	__u32 ks = m->ks, vs = m->vs, nlong = BATCH_BYTES / (ks + VAL_STRIDE(vs));
 	__u32 pm = update_present[m->mode], c, nbuf, xk = 0, i, done;
 	int kp = P_OK, vp = P_OK, exp, rc;
 	/* Mostly none: any element flag fails the whole batch. */
@@ -993,9 +988,9 @@ static void op_update_batch(struct fmap *m)
 
 	c = batch_shape(m, &nbuf, &kp, &vp, &xk);
 	if (F.big_due) {
-		/* Past one chunk: the first applies, the second faults. */
+		/* A long one, maybe ending in a fault. */
 		F.big_due = false;
-		nbuf = chunk + 1 + rn(16);
+		nbuf = nlong + 1 + rn(16);
 		c = chance(500) ? nbuf : huge_count();
 		flags = BPF_ANY;
 		pm = 950;
@@ -1260,7 +1255,7 @@ static void print_summary(double secs)
 
 	printf("ip_cookie_fuzz: %lu ops, %lu syscalls in %.1f s, seed %llu\n",
 	       F.op, F.syscalls, secs, (unsigned long long)F.seed);
-	printf("ip_cookie_fuzz: %d maps, %u fills to max, %u drains, %lu batches past a chunk\n",
+	printf("ip_cookie_fuzz: %d maps, %u fills to max, %u drains, %lu long batches\n",
 	       F.next_id, F.fills, F.drains, F.big_batches);
 	for (i = 0; i < NR_OPS; i++) {
 		len = snprintf(line, sizeof(line), "%s (%.1f s):", op_names[i],

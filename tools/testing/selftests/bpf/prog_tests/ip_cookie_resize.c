@@ -219,7 +219,8 @@ out:
 }
 
 /* A batch grows the index only for keys it adds: not for duplicates,
- * invalid keys or BPF_EXIST misses, and a failed batch shrinks back.
+ * invalid keys or element flags, and a batch that stops early has grown
+ * only for the keys before the one it stopped at.
  */
 static void test_batch_overgrowth(void)
 {
@@ -262,7 +263,7 @@ static void test_batch_overgrowth(void)
 	ASSERT_LT(map_memlock(fd), 16384, "exist_memlock");
 
 	/* Ten valid keys, an invalid one (ip 0), then many valid ones: the
-	 * batch stops at the invalid key and the index shrinks back.
+	 * batch stops at the invalid key, the index sized for what went in.
 	 */
 	keys[10] = 0;
 	cnt = n;

@@ -36,9 +36,8 @@ struct ipc_stress_val {
 	__u64 hits;
 };
 
-/* Churn keys per writer cycle, in turn.  3000 keys do not fit in one
- * 64 KiB chunk of a batch update (24 bytes per entry): the batch grows
- * the index chunk by chunk.
+/* Churn keys per writer cycle, in turn: a batch update of 3000 keys grows
+ * the index several times in the middle of the batch.
  */
 static const __u32 cycle_sizes[] = { 100, 1000, 3000 };
 /* A cycle of n keys uses churn keys [0, 3n). */
@@ -200,11 +199,11 @@ static int delete_range(struct stress *s, __u32 from, __u32 to)
 }
 
 /* One cycle over n churn keys, from a map holding only the stable keys
- * back to one.  For n = 1000 the index is rebuilt ten times: grown once by
- * a batch, shrunk twice at the 20% threshold by single deletes, purged of
- * DEAD slots four times by a sliding window of constant size, grown twice
- * at the 80% threshold by single inserts and shrunk once by a batch
- * delete (n = 100: 6 times, n = 3000: 14).
+ * back to one.  The index is rebuilt several times per cycle: grown by a
+ * batch (once per doubling), shrunk at the 20% threshold by single
+ * deletes, purged of DEAD slots by a sliding window of constant size,
+ * grown at the 80% threshold by single inserts and shrunk by a batch
+ * delete (once per halving).
  */
 static int writer_cycle(struct stress *s, __u32 n, __u64 gen)
 {
