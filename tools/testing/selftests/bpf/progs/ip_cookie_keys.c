@@ -48,6 +48,14 @@ static __always_inline bool counting(void)
 /* fexit.multi hits (check_ip_fexit) */
 __u64 exit_hits;
 
+/* Functions of a tracing_multi link that check_ip_fentry saw counting. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} seen SEC(".maps");
+
 /* Checks that the value found under the function's IP is its own. */
 static __always_inline void check_func_ip(__u64 ip, __u64 *hit_cnt)
 {
@@ -80,7 +88,12 @@ int check_ip(struct pt_regs *ctx)
 SEC("?fentry.multi")
 int check_ip_fentry(void *ctx)
 {
-	check_func_ip(bpf_get_func_ip(ctx), &hits);
+	__u64 ip = bpf_get_func_ip(ctx);
+	__u8 one = 1;
+
+	check_func_ip(ip, &hits);
+	if (counting())
+		bpf_map_update_elem(&seen, &ip, &one, BPF_ANY);
 	return 0;
 }
 
