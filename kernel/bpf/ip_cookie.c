@@ -1230,12 +1230,16 @@ static void *ip_cookie_next(const struct bpf_ip_cookie *ic,
 			    const struct bpf_ip_cookie_key *cur,
 			    struct bpf_ip_cookie_key *next, bool resched)
 {
-	u32 i = 0, end = tbl->len, cur_link = cur ? cur->link_id : 0;
 	u64 cur_h = 0, best_h = 0, h;
+	u32 i = 0, end = tbl->len;
 	void *elem, *best = NULL;
+	u32 cur_link = 0;
 
+	/* An 8-byte key has no link ID to read. */
 	if (cur) {
 		cur_h = ip_cookie_hash(ic, tbl, cur);
+		if (ip_cookie_has_link(ic))
+			cur_link = cur->link_id;
 		i = cur_h >> tbl->shift;
 	}
 	for (; i < end; i++) {
