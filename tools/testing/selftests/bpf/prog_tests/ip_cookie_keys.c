@@ -388,6 +388,7 @@ static bool in_sorted(const char * const *names, size_t n, const char *name)
 static const char * const tmulti_globs[] = {
 	GLOB, "*_show", "*_store", "*_open", "*_read", "*_write",
 };
+
 #define TMULTI_MIN	1500
 
 static bool tmulti_match(const char *name)
