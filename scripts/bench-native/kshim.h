@@ -697,6 +697,8 @@ static inline void bpf_map_memcg_enter(const struct bpf_map *map,
 	((void)(node), shim_kmalloc(size))
 #define bpf_map_meta_equal		NULL
 #define generic_map_lookup_batch	NULL
+#define generic_map_update_batch	NULL
+#define generic_map_delete_batch	NULL
 /* btf.h: the checks map_check_btf makes, never run here */
 #define BITS_PER_BYTE			8
 #define btf_type_is_void(t)		true

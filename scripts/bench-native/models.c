@@ -13,8 +13,9 @@
  *
  * BPF_MAP_TYPE_IP_COOKIE
  *	kernel/bpf/ip_cookie.c, included whole and unchanged.  The map is
- *	made by ip_cookie_map_alloc() and filled by ip_cookie_map_update_batch()
- *	(the benchmark fills it by batch too), so buckets, tail, seed, load
+ *	made by ip_cookie_map_alloc() and filled by ip_cookie_map_update_elem()
+ *	one key at a time, in the order the benchmark's batch (the generic one)
+ *	fills the kernel's, so buckets, tail, seed, load
  *	and probe bound are the kernel's.  "ic-call" is a direct call of
  *	ip_cookie_map_lookup_elem(); "ic-inline" is ic_inline() below, the
  *	instructions ip_cookie_map_gen_lookup() emits written in C, and
@@ -185,7 +186,7 @@ static noipa u64 kp_helper(void)
 static int ic_build(const u64 *keys, const u64 *vals, const u32 *order,
 		    u32 n, struct bpf_map **mapp)
 {
-	union bpf_attr attr = {}, uattr = {};
+	union bpf_attr attr = {};
 	struct bpf_map *map;
 	u64 *bk, *bv;
 	u32 i;
@@ -214,13 +215,8 @@ static int ic_build(const u64 *keys, const u64 *vals, const u32 *order,
 		bk[i] = keys[order[i]];
 		bv[i] = vals[order[i]];
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.batch.keys = (uintptr_t)bk;
-	attr.batch.values = (uintptr_t)bv;
-	attr.batch.count = n;
-	err = ip_cookie_map_update_batch(map, NULL, &attr, &uattr);
-	if (!err && uattr.batch.count != n)
-		err = -ENOSPC;
+	for (i = 0, err = 0; i < n && !err; i++)
+		err = ip_cookie_map_update_elem(map, &bk[i], &bv[i], BPF_ANY);
 	free(bk);
 	free(bv);
 	return err;
