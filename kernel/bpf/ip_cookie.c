@@ -43,11 +43,10 @@
  *
  * Resize.  Growing, shrinking, dropping DEAD slots and re-seeding are one
  * rebuild under ic->lock: fill an unpublished table with the LIVE slots,
- * publish it with rcu_assign_pointer() and defer the free of the old one.
- * Readers see either table, both complete; elements are shared, so a
- * program's writes through a looked-up pointer are never lost.  An insert
- * past 80% load (LIVE + DEAD slots) rebuilds to at most 50%; below 20%
- * live, a delete or purge shrinks to at most 50%.
+ * publish it and defer the free of the old one.  Readers see either table,
+ * both complete; elements are shared, so no program's write is lost.  An
+ * insert past 80% load (LIVE + DEAD), or a delete or purge below 20%
+ * live, rebuilds to at most 50%.
  *
  * Freeing.  Replaced and deleted elements and old tables go on a deferred
  * free list, for which room is reserved before anything changes, so
@@ -162,14 +161,10 @@ static bool ip_cookie_has_link(const struct bpf_ip_cookie *ic)
 	(rcu_read_lock_trace_held() || rcu_read_lock_bh_held() ||	\
 	 lockdep_is_held(&(ic)->lock))
 
-/* Multiply-shift hashing with the table's odd multiplier.  For a random
- * one, the chance over the multiplier that the homes of two distinct keys
- * collide is about 2 / buckets, whatever keys user space chose.  For
- * 16-byte keys the link ID goes in before a second multiplication, so
- * that one ip under many links does not fill one probe sequence, and so
- * that the distance between two such keys, (L1 - L2) * mul, changes with
- * every new multiplier.  For a given link ID the hash is a bijection of
- * ip (mul is odd), which get_next_key relies on.
+/* Multiply-shift hashing with the table's odd multiplier.  The link ID
+ * of a 16-byte key goes in before a second multiplication, so that one ip
+ * under many links spreads out and a new multiplier moves such keys
+ * apart too.  For a given link ID the hash is a bijection of ip.
  */
 static u64 ip_cookie_hash(const struct bpf_ip_cookie *ic,
 			  const struct ip_cookie_table *tbl,
@@ -182,9 +177,7 @@ static u64 ip_cookie_hash(const struct bpf_ip_cookie *ic,
 	return h;
 }
 
-/* The multiplier of a rebuild's try @try: GOLDEN_RATIO_64 first, random
- * after a miss of the probe bound unless BPF_F_ZERO_SEED.
- */
+/* GOLDEN_RATIO_64 first, random after a miss unless BPF_F_ZERO_SEED. */
 static u64 ip_cookie_try_mul(const struct bpf_ip_cookie *ic, int try)
 {
 	if (!try || (ic->map.map_flags & BPF_F_ZERO_SEED))
@@ -208,9 +201,7 @@ static u32 ip_cookie_buckets(const struct ip_cookie_table *tbl)
 	return 1U << (64 - tbl->shift);
 }
 
-/* Most LIVE + DEAD slots a table of @buckets holds: 80%.  Tables have at
- * most 2^28 buckets, so this does not overflow.
- */
+/* 80%: tables have at most 2^28 buckets, so this does not overflow. */
 static u32 ip_cookie_max_used(u32 buckets)
 {
 	return buckets * 4 / 5;
@@ -231,11 +222,9 @@ static size_t ip_cookie_table_size(u32 len)
 	return struct_size_t(struct ip_cookie_table, slots, len);
 }
 
-/* Deferred free list: memory a reader may still be using (replaced and
- * deleted elements, old tables), in page-sized chunks, newest first.
- * Writers add to it under ic->lock; ic->reclaim takes the whole list and
- * starts the grace periods of every kind of program that can hold a
- * pointer into it, with the callbacks in the list's first chunk.
+/* Deferred free list: memory a reader may still be using, in page-sized
+ * chunks, newest first.  Writers add to it under ic->lock; ic->reclaim
+ * takes the whole list, with the callbacks in its first chunk.
  */
 struct ip_cookie_dfl {
 	struct ip_cookie_dfl *next;
@@ -279,10 +268,8 @@ static void ip_cookie_destroy(struct bpf_ip_cookie *ic)
 }
 
 /* Runs from system_dfl_wq once no program can hold anything of the
- * list: frees it (its own chunk too), then lets ic->reclaim take the next
- * one, or frees the map if map_free is done.  ic->refs, not ic->lock,
- * decides who frees the map: mutex_unlock() may still touch the mutex
- * after another task has taken it.
+ * list.  ic->refs, not ic->lock, decides who frees the map:
+ * mutex_unlock() may still touch the mutex after another task took it.
  */
 static void ip_cookie_dfl_free_work(struct work_struct *work)
 {
@@ -300,9 +287,7 @@ static void ip_cookie_dfl_free_work(struct work_struct *work)
 		ip_cookie_destroy(ic);
 }
 
-/* RCU callbacks, maybe in softirq: the list is freed from process
- * context, where it can reschedule between chunks.
- */
+/* Maybe in softirq: free the list where it can reschedule. */
 static void ip_cookie_dfl_rcu(struct rcu_head *rcu)
 {
 	struct ip_cookie_dfl *dfl = container_of(rcu, struct ip_cookie_dfl,
@@ -336,11 +321,10 @@ static void ip_cookie_reclaim(struct work_struct *work)
 	call_rcu_tasks_trace(&dfl->rcu, ip_cookie_dfl_rcu);
 }
 
-/* Make room for @nr more deferred frees, before anything changes.  The
- * chunk is charged to the map's memcg; at its limit the change fails
- * with -ENOMEM instead of invoking the OOM killer, unless @nofail: the
- * module purge, which must not fail, may then exceed the limit by a page
- * per IP_COOKIE_DFL_CAP entries.  Called with ic->lock held, in sleepable
+/* Make room for @nr more deferred frees, before anything changes.  At
+ * the memcg limit, -ENOMEM rather than the OOM killer, unless @nofail (the
+ * module purge): that may exceed the limit by a page per
+ * IP_COOKIE_DFL_CAP entries.  Called with ic->lock held, in sleepable
  * context.
  */
 static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, u32 nr,
@@ -363,9 +347,7 @@ static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, u32 nr,
 	return 0;
 }
 
-/* Free @ptr once no reader can hold it.  Called with ic->lock held and
- * room reserved.
- */
+/* Called with ic->lock held and room reserved. */
 static void ip_cookie_defer(struct bpf_ip_cookie *ic, void *ptr)
 {
 	struct ip_cookie_dfl *dfl = ic->dfl;
@@ -396,9 +378,8 @@ static struct ip_cookie_table *ip_cookie_tbl_locked(struct bpf_ip_cookie *ic)
 	return rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 }
 
-/* Called from syscall or from eBPF program, under rcu_read_lock() or
- * rcu_read_lock_trace(), or with ic->lock held.  Returns the LIVE element
- * matching @key or NULL.
+/* Called under rcu_read_lock() or rcu_read_lock_trace(), from any
+ * context, or with ic->lock held.
  */
 static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 {
@@ -431,44 +412,31 @@ static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
 }
 
 /* Called from eBPF program.  The verifier checks the size of a key on a
- * program's stack or in a map value, not its alignment: load it with
- * get_unaligned().
+ * program's stack or in a map value, not its alignment.
  */
 static void *ip_cookie_map_lookup_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	struct bpf_ip_cookie_key k = {
-		.ip = get_unaligned((const u64 *)key),
-	};
+	struct bpf_ip_cookie_key k = {};
 
-	if (ip_cookie_has_link(ic)) {
-		k.link_id = get_unaligned((const u32 *)(key +
-				offsetof(struct bpf_ip_cookie_key, link_id)));
-		k.reserved = get_unaligned((const u32 *)(key +
-				offsetof(struct bpf_ip_cookie_key, reserved)));
-	}
+	if (ip_cookie_has_link(ic))
+		memcpy(&k, key, sizeof(k));
+	else
+		k.ip = get_unaligned((const u64 *)key);
 	return ip_cookie_find(ic, &k);
 }
 
-/* Emit the probe of an 8-byte key.  In: r1 = map, r2 = ip.  Out: r0 =
- * value or NULL.  Clobbers r1-r5.  Used by the inlined
- * bpf_map_lookup_elem() and by bpf_ip_cookie_lookup().
+/* Emit the probe of an 8-byte key, for the inlined bpf_map_lookup_elem()
+ * and bpf_ip_cookie_lookup().  In: r1 = map, r2 = ip.  Out: r0 = value or
+ * NULL.  Clobbers r1-r5.  Depends on nothing of the map but what it loads
+ * from r1, so inner maps can use it.
  *
- * The home slot is checked first, with no bound: home < buckets <= len
- * by construction.  Only if it holds another key is the rest of the
- * probe sequence walked, up to home + probe <= len.  An 8-byte key is in
- * at most one slot (a DEAD slot is only revived for its own ip), so the
- * first slot whose ip matches answers the lookup, LIVE or DEAD.  Key 0
- * would match an EMPTY slot, whose element may already be set by an
- * insert in progress: it misses explicitly.
- *
- * A mispredicted loop exit could run the index past the end of the
- * table, so with @nospec the index used for the load is clamped without a
- * branch: it and end are below 2^32, so (i - end) is negative exactly when
- * i < end, and its sign bit spread over the word masks i.
- *
- * For a lookup in an inner map the map is only known at run time: nothing
- * here depends on the map but what is loaded from r1.
+ * The home slot (home < buckets <= len) is checked first; the rest of the
+ * probe sequence only if it holds another key.  The first slot whose ip
+ * matches answers, LIVE or DEAD.  Key 0 would match an EMPTY slot whose
+ * element an insert may already have set: it misses explicitly.  With
+ * @nospec the index of the load is clamped without a branch: i and end
+ * are below 2^32, so the sign of (i - end) masks i.
  */
 int bpf_ip_cookie_gen_lookup(struct bpf_insn *insn_buf, bool nospec)
 {
@@ -543,14 +511,11 @@ int bpf_ip_cookie_gen_lookup(struct bpf_insn *insn_buf, bool nospec)
 }
 
 /* Emit the lookup of a 16-byte key.  In: r1 = map, r2 = key.  Out: r0 =
- * value or NULL.  Clobbers r1-r5.  Needs every register, so the probe
- * walks slot pointers up to an end pointer, reloads the key's ip from
- * the stack and compares the link ID with link_id and reserved in one
- * 64-bit word: the element's u32 link ID (never 0) only equals it when
- * reserved is 0.  That word's layout is little-endian's, and the walk has
- * no clamp: callers only use this on little-endian with @nospec false.
- * @link_off is the same for every map of a value size, so an inner map's
- * template gives the offset of the maps it stands for.
+ * value or NULL.  Clobbers r1-r5.  Short of registers, it walks slot
+ * pointers, reloads the key's ip from the stack and compares link_id and
+ * reserved as one 64-bit word with the element's u32 link ID, which only
+ * matches when reserved is 0.  Little-endian only, with no clamp.
+ * @link_off depends only on the value size, as inner maps need.
  */
 static int ip_cookie_gen_lookup_link(struct bpf_insn *insn_buf, u32 link_off)
 {
@@ -618,20 +583,14 @@ static int ip_cookie_gen_lookup_link(struct bpf_insn *insn_buf, u32 link_off)
 	return insn - insn_buf;
 }
 
-/* Inline bpf_map_lookup_elem().  In: r1 = map, r2 = key.  Out: r0 =
- * value or NULL.  Clobbers r1-r5.
- *
- * For a lookup in an inner map, @map is only the template the verifier
- * holds (bpf_map_meta_alloc()), which never bypasses Spectre v1
- * mitigations: the index is clamped, and 16-byte keys, whose walk has no
- * clamp, take the call.
+/* Inline bpf_map_lookup_elem().  For an inner map, @map is the template
+ * (bpf_map_meta_alloc()), which never bypasses Spectre v1 mitigations:
+ * 8-byte keys get the clamp, 16-byte keys the call.
  */
 static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 				    struct bpf_insn *insn_buf)
 {
-	/* The key may be unaligned (see ip_cookie_map_lookup_elem()): only
-	 * where 8-byte loads from any address are cheap and safe.
-	 */
+	/* The key may be unaligned. */
 	if (!IS_ENABLED(CONFIG_64BIT) ||
 	    !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
 		return -EOPNOTSUPP;
@@ -646,7 +605,8 @@ static int ip_cookie_map_gen_lookup(struct bpf_map *map,
 }
 
 /* Place @elem for @k in the first EMPTY slot of its probe sequence in a
- * table nobody else can see yet.  Returns false if there is none.
+ * table nobody else can see yet; with @elem NULL, only check that there
+ * is one.  Returns false if there is none.
  */
 static bool ip_cookie_place(const struct bpf_ip_cookie *ic,
 			    struct ip_cookie_table *tbl,
@@ -659,32 +619,18 @@ static bool ip_cookie_place(const struct bpf_ip_cookie *ic,
 
 		if (slot->ip)
 			continue;
-		slot->ip = k->ip;
-		RCU_INIT_POINTER(slot->elem, elem);
+		if (elem) {
+			slot->ip = k->ip;
+			RCU_INIT_POINTER(slot->elem, elem);
+		}
 		return true;
 	}
 	return false;
 }
 
-/* Is there an EMPTY slot in the probe sequence of @k? */
-static bool ip_cookie_has_room(const struct bpf_ip_cookie *ic,
-			       const struct ip_cookie_table *tbl,
-			       const struct bpf_ip_cookie_key *k)
-{
-	u32 i, end;
-
-	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++)
-		if (!tbl->slots[i].ip)
-			return true;
-	return false;
-}
-
-/* Bytes of a table of at least @len slots, as the allocator hands them
- * out: bpf_map_area_alloc() uses kmalloc() up to the costly order and
- * vmalloc() above it.  What the rounding adds becomes more tail slots.
- * Sizes past the costly order must not go through kvmalloc(): its
- * kmalloc() attempt would round 2^n buckets plus the header and tail up to
- * twice their size.
+/* Bytes of a table of at least @len slots as bpf_map_area_alloc() hands
+ * them out (kmalloc() up to the costly order, vmalloc() above, never
+ * kvmalloc()'s doubling); the rounding becomes more tail slots.
  */
 static size_t ip_cookie_table_bytes(u32 len)
 {
@@ -695,9 +641,7 @@ static size_t ip_cookie_table_bytes(u32 len)
 	return PAGE_ALIGN(size);
 }
 
-/* Probes look at up to IP_COOKIE_MAX_PROBE slots, at most as many as
- * there are buckets; the tail after the last bucket holds them.
- */
+/* Also the tail after the last bucket. */
 static u32 ip_cookie_probe_len(u32 buckets)
 {
 	return min_t(u32, buckets, IP_COOKIE_MAX_PROBE);
@@ -713,9 +657,7 @@ static void ip_cookie_table_init(struct ip_cookie_table *tbl, u32 buckets,
 		   sizeof(struct ip_cookie_slot);
 }
 
-/* Called from syscall, in sleepable context: charged to the map's memcg,
- * whoever the caller is.
- */
+/* Charged to the map's memcg, whoever the caller is.  Sleepable context. */
 static struct ip_cookie_table *ip_cookie_table_alloc(struct bpf_ip_cookie *ic,
 						     u32 buckets, u64 mul)
 {
@@ -761,11 +703,9 @@ static bool ip_cookie_fill_nolock(struct bpf_ip_cookie *ic,
 	return true;
 }
 
-/* Build an unpublished table of @buckets holding every LIVE slot of
- * @old, with room for @k unless it is NULL.  Hashes with GOLDEN_RATIO_64
- * unless a key would sit past the probe bound: then new random
- * multipliers, then twice the buckets.  With BPF_F_ZERO_SEED, twice then
- * four times the buckets.  Called with ic->lock held.
+/* Build an unpublished table of @buckets (or more, see "Probe bound")
+ * holding every LIVE slot of @old, with room for @k unless it is NULL.
+ * Called with ic->lock held.
  */
 static struct ip_cookie_table *
 ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
@@ -783,7 +723,7 @@ ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
 		if (!tbl)
 			return ERR_PTR(-ENOMEM);
 		if (ip_cookie_fill_nolock(ic, tbl, old) &&
-		    (!k || ip_cookie_has_room(ic, tbl, k)))
+		    (!k || ip_cookie_place(ic, tbl, k, NULL)))
 			return tbl;
 		kvfree(tbl);
 		/* The same multiplier needs more buckets to fit. */
@@ -791,9 +731,6 @@ ip_cookie_rebuild_nolock(struct bpf_ip_cookie *ic,
 			buckets <<= 1;
 		cond_resched();
 	}
-	/* Without BPF_F_ZERO_SEED: probability about (2 / buckets)^probe
-	 * per key for any key set.
-	 */
 	return ERR_PTR(-ENOSPC);
 }
 
@@ -817,9 +754,8 @@ static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
 	return 0;
 }
 
-/* Grow, or purge DEAD slots, so that @k fits, to at most half full so
- * that changes around a threshold do not rebuild again and again.  Called
- * with ic->lock held.
+/* Grow, or drop DEAD slots, so that @k fits, to at most half full.
+ * Called with ic->lock held.
  */
 static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic,
 				      const struct bpf_ip_cookie_key *k)
@@ -891,10 +827,8 @@ static int ip_cookie_check_key(const struct bpf_ip_cookie *ic,
 	return 0;
 }
 
-/* Keys a module unload may purge lie in the module area (or the vmalloc
- * area, where modules fall back to or live in).  ic->nr_mod counts them,
- * so that unloads skip maps that have none; the test does not depend on
- * what is loaded, so inserts and removals count alike.
+/* Keys a module unload may purge (ic->nr_mod): the test does not depend
+ * on what is loaded, so inserts and removals count alike.
  */
 static bool ip_cookie_in_module_area(u64 ip)
 {
@@ -927,18 +861,12 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		return -ENOENT;
 	if (!pos.live && ic->count >= ic->map.max_entries)
 		return -E2BIG;
-	/* A replace frees the old element; an insert that rebuilds the
-	 * index, the old table.  Other inserts free nothing.
-	 */
 	if (pos.live) {
 		err = ip_cookie_defer_reserve(ic, 1, false);
 		if (err)
 			return err;
 	}
 
-	/* Charged to the map's memcg: at its limit, fail the update rather
-	 * than invoke the cgroup's OOM killer, as the table allocations do.
-	 */
 	elem = bpf_map_kmalloc_node(&ic->map, ic->elem_size,
 				    GFP_KERNEL | __GFP_NOWARN |
 				    __GFP_RETRY_MAYFAIL,
@@ -1071,10 +999,8 @@ static bool ip_cookie_in_text(u64 ip, const struct module *mod,
 }
 
 /* Remove every entry whose ip lies in @mod's text (its init text only if
- * @init_only), in one pass under ic->lock.  The purge cannot fail and
- * waits for no grace period: its deferred frees take memory that may
- * exceed the map's memcg limit.  Called from the module notifier, in
- * sleepable context, without ip_cookie_maps_lock.
+ * @init_only).  Cannot fail.  Sleepable context, without
+ * ip_cookie_maps_lock.
  */
 static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 				   const struct module *mod, bool init_only)
@@ -1100,12 +1026,8 @@ static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 	mutex_unlock(&ic->lock);
 }
 
-/* The text of a module that goes away, or its init text once it is
- * freed, could only alias functions of the next module loaded there: drop
- * the entries that point into it.  Runs in sleepable context.  Maps are
- * purged one at a time, each with a reference and without
- * ip_cookie_maps_lock, so that map creation and freeing do not wait for
- * the purge; maps without keys in the module area are skipped.
+/* Text that goes away could only alias functions of the next module
+ * loaded there.  Runs in sleepable context.
  */
 static int ip_cookie_module_notify(struct notifier_block *nb,
 				   unsigned long action, void *data)
@@ -1116,11 +1038,9 @@ static int ip_cookie_module_notify(struct notifier_block *nb,
 
 	if (action != MODULE_STATE_GOING && action != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
-	/* One pass over the list, whatever other notifications run at the
-	 * same time.  The map being purged holds a reference, so it stays
-	 * on the list while ip_cookie_maps_lock is dropped, and the walk
-	 * goes on from it.  Not list_for_each_entry(): its end test forms a
-	 * pointer to a struct bpf_ip_cookie at the list head, which is not
+	/* The map being purged holds a reference, so it stays on the list
+	 * while the lock is dropped.  Not list_for_each_entry(): its end
+	 * test forms a struct bpf_ip_cookie pointer at the list head, not
 	 * aligned as this cache-line aligned struct must be.
 	 */
 	mutex_lock(&ip_cookie_maps_lock);
@@ -1275,14 +1195,10 @@ static void *ip_cookie_next(const struct bpf_ip_cookie *ic,
 	return best;
 }
 
-/* Called from syscall, in sleepable context (see bpf_map_do_batch()).
- * The batch is a key, read as a position in the walk order, which
- * exists whether the key is in the map or not: unlike a walk through
- * get_next_key, which starts over from an absent key as the uapi says,
- * a batch walk goes on after its last key was deleted, and visits every
- * key that stays in the map exactly once, as long as the hash
- * multiplier stays.  Entries are gathered under ic->lock, a chunk at a
- * time, and copied to user space without it.
+/* Called from syscall, in sleepable context.  The batch is a position in
+ * the walk order, whether its key is still in the map or not, so the walk
+ * goes on after a delete.  Entries are gathered under ic->lock, a chunk at
+ * a time, and copied to user space without it.
  */
 static int ip_cookie_map_lookup_batch(struct bpf_map *map,
 				      const union bpf_attr *attr,
@@ -1439,9 +1355,7 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	return &ic->map;
 }
 
-/* Called when the map's last reference is gone: no program can run
- * against it any more and the grace periods of its users have passed.
- */
+/* No program can run against the map any more. */
 static void ip_cookie_map_free(struct bpf_map *map)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
@@ -1458,9 +1372,6 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	cancel_work_sync(&ic->reclaim);
 	ip_cookie_dfl_free(ic->dfl);
 	tbl = rcu_dereference_protected(ic->tbl, true);
-	/* A debug kernel (KASAN, kmemleak) takes tens of microseconds
-	 * per kfree() under emulation: resched often enough for that.
-	 */
 	for (i = 0; i < tbl->len; i++) {
 		kfree(rcu_dereference_protected(tbl->slots[i].elem, true));
 		if (!(i % SZ_1K))
@@ -1485,45 +1396,6 @@ static void ip_cookie_map_seq_show_elem(struct bpf_map *map, void *key,
 		seq_putc(m, '\n');
 	}
 	rcu_read_unlock();
-}
-
-/* Is member @i of @s an integer of @size bytes at byte @off? */
-static bool ip_cookie_btf_member_is(const struct btf *btf,
-				    const struct btf_type *s, u32 i,
-				    u32 off, u32 size)
-{
-	const struct btf_member *m = btf_members(s) + i;
-	const struct btf_type *t;
-
-	if (btf_member_bitfield_size(s, i) ||
-	    btf_member_bit_offset(s, i) != off * BITS_PER_BYTE)
-		return false;
-	t = btf_type_skip_modifiers(btf, m->type, NULL);
-	return t && btf_type_is_int(t) && t->size == size;
-}
-
-/* The key is an address, an 8-byte integer or a struct of one such
- * member, or struct bpf_ip_cookie_key: {8-byte integer, 4-byte integer,
- * 4-byte integer}.  bpffs and bpftool print keys with this BTF, so a map
- * with value BTF must have key BTF too, as for BPF_MAP_TYPE_HASH.
- */
-static int ip_cookie_map_check_btf(struct bpf_map *map,
-				   const struct btf *btf,
-				   const struct btf_type *key_type,
-				   const struct btf_type *value_type)
-{
-	if (btf_type_is_int(key_type))
-		return map->key_size == sizeof(u64) ? 0 : -EINVAL;
-	if (!btf_type_is_struct(key_type))
-		return -EINVAL;
-	if (map->key_size == sizeof(u64))
-		return btf_type_vlen(key_type) == 1 &&
-		       ip_cookie_btf_member_is(btf, key_type, 0, 0, 8) ?
-		       0 : -EINVAL;
-	return btf_type_vlen(key_type) == 3 &&
-	       ip_cookie_btf_member_is(btf, key_type, 0, 0, 8) &&
-	       ip_cookie_btf_member_is(btf, key_type, 1, 8, 4) &&
-	       ip_cookie_btf_member_is(btf, key_type, 2, 12, 4) ? 0 : -EINVAL;
 }
 
 static u64 ip_cookie_map_mem_usage(const struct bpf_map *map)
@@ -1556,7 +1428,6 @@ const struct bpf_map_ops ip_cookie_map_ops = {
 	.map_update_elem = ip_cookie_map_update_elem,
 	.map_delete_elem = ip_cookie_map_delete_elem,
 	.map_seq_show_elem = ip_cookie_map_seq_show_elem,
-	.map_check_btf = ip_cookie_map_check_btf,
 	.map_mem_usage = ip_cookie_map_mem_usage,
 	.map_btf_id = &ip_cookie_map_btf_ids[0],
 };

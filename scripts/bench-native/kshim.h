@@ -457,7 +457,6 @@ extern struct task_struct shim_task;
 struct file;
 struct btf;
 struct btf_type { u32 name_off, info; union { u32 size, type; }; };
-struct btf_member { u32 name_off, type, offset; };
 struct module;
 struct seq_file;
 struct obj_cgroup;
@@ -699,17 +698,7 @@ static inline void bpf_map_memcg_enter(const struct bpf_map *map,
 #define generic_map_lookup_batch	NULL
 #define generic_map_update_batch	NULL
 #define generic_map_delete_batch	NULL
-/* btf.h: the checks map_check_btf makes, never run here */
-#define BITS_PER_BYTE			8
-#define btf_type_is_void(t)		true
-#define btf_type_is_int(t)		true
-#define btf_type_is_struct(t)		true
-#define btf_type_vlen(t)		((t)->info & 0xffff)
-#define btf_members(t)	((const struct btf_member *)((t) + 1))
-#define btf_member_bitfield_size(s, i)	0u
-#define btf_member_bit_offset(s, i)	(btf_members(s)[i].offset)
-#define btf_type_skip_modifiers(btf, id, res) \
-	((void)(id), (const struct btf_type *)NULL)
+/* btf.h: bpffs printing, never run here */
 #define btf_type_seq_show(btf, id, obj, m) do { } while (0)
 /* Module text is never a key here: the purge's count stays 0. */
 #define is_vmalloc_or_module_addr(p)	false
