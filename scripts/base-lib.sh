@@ -36,3 +36,36 @@ src_stamp() { echo "$(basename "$TARBALL") $(stat -c '%s %Y' "$TARBALL")"; }
 src_extracted() {
 	[ -f "$TARBALL" ] && [ "$(cat "$1/.extracted" 2>/dev/null)" = "$(src_stamp)" ]
 }
+
+# A patch of the series may change a mirror file that an earlier patch
+# adds (patch `inline` adds the inlined lookups to kernel/bpf/ip_cookie.c).
+# The repository holds such a file in its final form.
+# patch_sections in|out MIRRORLIST PATCH: the "diff --git" sections of
+# PATCH that change a file listed in MIRRORLIST (in), or the rest (out,
+# with the header above the first section).
+patch_sections() {
+	awk -v want="$1" 'NR == FNR { m[$0] = 1; next }
+		/^diff --git a\// { f = $3; sub(/^a\//, "", f); in_m = (f in m) }
+		(want == "in") == (in_m == 1)' "$2" "$3"
+}
+# mirror_prestate TREE MIRRORLIST PATCH...: TREE holds the final mirror
+# files; undo, last patch first, what PATCH... change in them, leaving each
+# as the patch that adds it has it. Fails, naming the patch, when a
+# section no longer matches the final file.
+mirror_prestate() {
+	local tree=$1 list=$2 i p out
+	shift 2
+	for ((i = $#; i > 0; i--)); do
+		p=${!i}
+		patch_sections in "$list" "$p" > "$tree/.sections"
+		[ -s "$tree/.sections" ] || continue
+		if ! out=$(cd "$tree" && patch -p1 -R --batch --fuzz=0 \
+				--no-backup-if-mismatch -r - < .sections 2>&1); then
+			echo "$(basename "$p") no longer matches the mirror files it changes; regenerate its sections of them:" >&2
+			echo "$out" | grep -E 'patching file|FAILED|malformed|can.t find|No file' >&2 || echo "$out" >&2
+			rm -f "$tree/.sections"
+			return 1
+		fi
+	done
+	rm -f "$tree/.sections"
+}

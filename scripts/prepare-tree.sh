@@ -134,10 +134,13 @@ while read -r f; do
 	fi
 done < "$tmp/touched"
 
-apply() {	# apply PATCH
+# A patch's sections of mirror files are in their final form already: the
+# series' patches apply without them (base-lib.sh, patch_sections).
+"$ROOT/scripts/mirror-files.sh" > "$tmp/mirror-all"
+apply() {	# apply PATCH [SECTIONS]
 	local out
 	if ! out=$(cd "$tmp/tree" && patch -p1 -N --batch --fuzz=0 \
-			--no-backup-if-mismatch -r - < "$1" 2>&1); then
+			--no-backup-if-mismatch -r - < "${2:-$1}" 2>&1); then
 		echo "prepare-tree: patch $(basename "$1") does not apply:" >&2
 		# patch prints "patching file F" followed by "Hunk #N FAILED at L".
 		echo "$out" | grep -E 'patching file|FAILED|malformed|Reversed|can.t find|No file' >&2 || echo "$out" >&2
@@ -146,13 +149,22 @@ apply() {	# apply PATCH
 	echo "prepare-tree: applied $(basename "$1")"
 }
 for p in "${patch_list[@]}"; do
-	apply "$p"
+	patch_sections out "$tmp/mirror-all" "$p" > "$tmp/sections"
+	apply "$p" "$tmp/sections"
 done
 
 while read -r f; do
 	mkdir -p "$tmp/tree/$(dirname "$f")"
 	cp "$ROOT/$f" "$tmp/tree/$f"
 done < "$tmp/mirror"
+# The sections left out must still undo cleanly from the final files, as
+# make patches undoes them.
+if [ -s "$tmp/mirror" ]; then
+	mkdir -p "$tmp/rev"
+	(cd "$ROOT" && xargs -a "$tmp/mirror" cp --parents -t "$tmp/rev")
+	mirror_prestate "$tmp/rev" "$tmp/mirror" "${patch_list[@]}" ||
+		die "a patch's sections of mirror files do not match them (above)"
+fi
 for p in "${extra_list[@]}"; do
 	apply "$p"
 done

@@ -162,7 +162,19 @@ if [ "$(cat "$GITDIR/.git/series-base-id" 2>/dev/null)" != "$base_id" ] ||
 fi
 KVER=$(cat "$GITDIR/.git/series-kernelversion")
 
-# 3. The series branch, one commit per patch id.
+# 3. The series branch, one commit per patch id. A mirror file goes in as
+# the patch that adds it has it: without what later patches change in it
+# (base-lib.sh, mirror_prestate).
+series_patches=()
+for id in "${ids[@]}"; do
+	while read -r kind path; do
+		[ "$kind" = patch ] && series_patches+=("$ROOT/$path")
+	done < "$tmp/ids/$id"
+done
+mkdir -p "$tmp/pre"
+(cd "$ROOT" && xargs -a "$tmp/mirror" cp --parents -t "$tmp/pre")
+mirror_prestate "$tmp/pre" "$tmp/mirror" "${series_patches[@]}" ||
+	die "a patch's sections of mirror files do not match them (above)"
 "${G[@]}" checkout -q -f -B series base
 "${G[@]}" clean -q -f -d -x
 for id in "${ids[@]}"; do
@@ -178,7 +190,7 @@ for id in "${ids[@]}"; do
 		file)
 			mkdir -p "$GITDIR/$(dirname "$path")"
 			rm -f "$GITDIR/$path"
-			cp "$ROOT/$path" "$GITDIR/$path" ;;
+			cp "$tmp/pre/$path" "$GITDIR/$path" ;;
 		esac
 	done < "$tmp/ids/$id"
 	"${G[@]}" add -A -f .
@@ -186,6 +198,14 @@ for id in "${ids[@]}"; do
 	src=$(message "$id" "$tmp/msg")
 	"${G[@]}" commit -q -s --cleanup=whitespace -F "$tmp/msg"
 	printf 'series: %-8s %s  (message: %s)\n' "$id" "$("${G[@]}" log -1 --format=%s)" "$src"
+done
+
+# Every mirror file of the series ends as the repository has it.
+for id in "${ids[@]}"; do
+	sed -n 's/^file //p' "$tmp/ids/$id"
+done | while read -r path; do
+	cmp -s "$ROOT/$path" "$GITDIR/$path" ||
+		die "$path: the patches that change it do not add up to the repository's file"
 done
 
 # Files kept out ("-") must not be in the series.
