@@ -165,6 +165,20 @@ if [ -s "$tmp/mirror" ]; then
 	mirror_prestate "$tmp/rev" "$tmp/mirror" "${patch_list[@]}" ||
 		die "a patch's sections of mirror files do not match them (above)"
 fi
+# The variant kernels of make bench apply on top of the whole series.
+if [ "$PATCHES" = all ] && [ "$MIRROR" != none ]; then
+	for p in "$PDIR"/variants/*.patch; do
+		[ -f "$p" ] || continue
+		sed -n 's|^+++ b/\([^\t]*\).*$|\1|p' "$p" | while read -r f; do
+			if [ ! -f "$tmp/tree/$f" ] && [ -f "$SRC/$f" ]; then
+				mkdir -p "$tmp/tree/$(dirname "$f")"
+				cp -p "$SRC/$f" "$tmp/tree/$f"
+			fi
+		done
+		(cd "$tmp/tree" && patch -p1 --dry-run --batch --fuzz=0 -s < "$p" > /dev/null 2>&1) ||
+			die "patches/variants/$(basename "$p") no longer applies at --fuzz=0 on top of the series: regenerate it"
+	done
+fi
 for p in "${extra_list[@]}"; do
 	apply "$p"
 done
