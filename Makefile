@@ -9,7 +9,7 @@ DEPS := scripts/install-deps.sh
 # the last commit on 6.12 is tag last-6.12.
 
 .PHONY: help deps tree kernel kernel-debug tools selftests samples bpftrace test test-full \
-	test-kcsan test-up test-bpftrace retsnoop test-retsnoop bench-retsnoop \
+	test-kcsan test-bpftrace retsnoop test-retsnoop bench-retsnoop \
 	soak bench bench-gen-lookup bench-funcip bench-native bench-kfunc-cost vm checkpatch patches check clean demo \
 	docs-figures
 
@@ -55,8 +55,6 @@ Targets (each builds what it needs; build/ holds everything generated):
                      hours under TCG); prints the comparison
   make test-kcsan    the map's concurrency tests on a KCSAN kernel; fails on a
                      data race in the series' code (TESTS=... other selectors)
-  make test-up       the kprobe.multi tests on a uniprocessor kernel (no SMP:
-                     per-CPU data are plain variables there); TESTS=...
   make soak          ip_cookie_stress for SOAK_SECS=600 per kernel, base then
                      debug (SOAK_KERNELS="base debug")
   make demo          the sample tools next to Debian's bpftrace and bpftrace with
@@ -147,9 +145,6 @@ test-full: deps
 
 test-kcsan: deps
 	@scripts/test-kcsan.sh
-
-test-up: deps
-	@scripts/test-up.sh
 
 test-bpftrace: deps
 	@scripts/test-bpftrace.sh

@@ -5,8 +5,6 @@
 #   scripts/build-kernel.sh debug  -> build/kbuild-debug (boot its bzImage)
 #   scripts/build-kernel.sh kcsan  -> build/kbuild-kcsan (base + KCSAN, for
 #                                     make test-kcsan; boot its bzImage)
-#   scripts/build-kernel.sh up     -> build/kbuild-up (base without SMP,
-#                                     for make test-up; boot its bzImage)
 #   scripts/build-kernel.sh full   -> build/kbuild-full  (base + the upstream
 #                                     selftests config, for make test-full)
 #   scripts/build-kernel.sh i386   -> build/kbuild-i386  (configs/cross*.config,
@@ -50,11 +48,6 @@ debug)	FRAGS="$ROOT/configs/base.config $ROOT/configs/debug.config"
 	CHECK=$FRAGS ;;
 kcsan)	FRAGS="$ROOT/configs/base.config $ROOT/configs/kcsan.config"
 	CHECK=$FRAGS ;;
-up)	FRAGS="$ROOT/configs/base.config $ROOT/configs/up.config"
-	CHECK=$(mktemp)
-	trap 'rm -f "$CHECK"' EXIT
-	# shellcheck disable=SC2086
-	awk "$LASTWINS" $FRAGS > "$CHECK" ;;
 full)	FRAGS="$ROOT/configs/base.config $SELFCFG/config $SELFCFG/config.x86_64"
 	# The selftests' fragments win where they set a symbol of ours
 	# (NR_CPUS, LSM, ...): check only the symbols they leave alone.
@@ -77,7 +70,7 @@ debug-arm64|debug-s390x|debug-i386)
 	awk "$LASTWINS" $FRAGS > "$CHECK" ;;
 arm64)	FRAGS="$ROOT/configs/cross.config $ROOT/configs/cross-arm64.config"
 	CHECK=$FRAGS ;;
-*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|up|full|i386|arm64|debug-arm64|debug-s390x|debug-i386)" >&2; exit 1 ;;
+*)	echo "build-kernel: unknown flavour '$FLAVOR' (base|debug|kcsan|full|i386|arm64|debug-arm64|debug-s390x|debug-i386)" >&2; exit 1 ;;
 esac
 KARCH=x86_64
 KCC=gcc

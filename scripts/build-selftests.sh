@@ -202,7 +202,7 @@ if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) tru
 	fi
 fi
 # vmlinux.h is remade only when it is older than VMLINUX_BTF: after a
-# build for another kernel (make test-kcsan, make test-up), drop it.
+# build for another kernel (make test-kcsan), drop it.
 if [ "$(cat "$MINI/.vmlinux-btf" 2>/dev/null)" != "$(realpath "$VMLINUX_BTF")" ]; then
 	rm -f "$MINI/tools/include/vmlinux.h"
 	realpath "$VMLINUX_BTF" > "$MINI/.vmlinux-btf"

@@ -46,7 +46,7 @@ QEMU_SYS=(qemu-system-x86_64)
 CONSOLE=ttyS0,115200
 case $FLAVOR in
 base)	KERNEL=$BUILD/kbuild-base/vmlinux ;;		# PVH entry
-debug|full|kcsan|up) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
+debug|full|kcsan) KERNEL=$BUILD/kbuild-$FLAVOR/arch/x86/boot/bzImage ;; # debug vmlinux does not boot via PVH
 debug-arm64)
 	VM_ARCH=arm64
 	KERNEL=$BUILD/kbuild-$FLAVOR/arch/arm64/boot/Image
