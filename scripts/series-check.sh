@@ -61,8 +61,11 @@ PREFIXES=${PREFIXES:-all}
 CROSS=${CROSS:-i386 arm64}
 CROSS_TARGETS=${CROSS_TARGETS:-vmlinux}
 export JOBS=${JOBS:-$(nproc)}
-# Debian's python3 (ply, git, Sphinx), not a python3 earlier in PATH.
-export PATH="/usr/bin:$PATH"
+# Debian's python3 (ply, git, Sphinx), not a python3 earlier in PATH; but
+# build/bin first still, for pahole 1.30 (Debian 12's 1.24 cannot encode
+# 7.3's BTF: bpf_testmod.ko's failed with "unrecognized option
+# --btf_features" in the selftests of a prefix).
+export PATH="$BASE_HOME/bin:/usr/bin:$PATH"
 S=$ROOT/scripts
 # shellcheck disable=SC1091	# checked on its own
 . "$S/checkpatch-tolerations.sh"
