@@ -59,10 +59,11 @@ md = ['# What bpf_get_attach_link_id() costs programs that do not call it\n',
       'From `make bench-kfunc-cost` (scripts/bench-kfunc-cost.sh) at %s; raw: '
       '`raw-kfunc-cost.txt`. QEMU -icount: guest instructions per trigger, '
       'the same on any host. "with": the base kernel with the whole series; '
-      '"without": the same kernel without patch 5 (and patch 7, which '
-      'needs it; PATCHES="-kfunc -uoffset"). Neither program calls '
+      '"without": the same kernel without patch `kfunc` (and patch '
+      '`uoffset`, which needs it; PATCHES="-kfunc -uoffset"). Neither '
+      'program calls '
       'the kfunc.\n' % rev,
-      '| program | with patch 5 | without | difference |', '|---|---|---|---|']
+      '| program | with kfunc | without | difference |', '|---|---|---|---|']
 ok = True
 for b in sorted(set(k[0] for k in runs)):
     w, wo = runs.get((b, 'with'), []), runs.get((b, 'without'), [])
