@@ -15,7 +15,7 @@
 #  4. bpftrace's runtime tests (suites probe and builtin) in the VM
 #     (scripts/bpftrace-runtime.sh): the patched bpftrace with the patched
 #     tests, and Debian's bpftrace with the tests of 0.17.0 as released.
-#  5. With BPFTRACE_FALLBACK=1: a pristine 6.12 kernel (no ip_cookie map,
+#  5. With BPFTRACE_FALLBACK=1: a pristine 7.3 kernel (no ip_cookie map,
 #     built in build/nomap): the patched bpftrace falls back to cookies,
 #     counts the same, and refuses BPFTRACE_MULTI_PROBE_ID=map.
 # Results: build/bpftrace/test/*.txt; the last line says what passed.

@@ -3,7 +3,7 @@
 # make test-kcsan: the map's concurrency tests on a KCSAN kernel
 # (configs/kcsan.config; KCSAN and KASAN exclude each other, so it is a
 # kernel of its own). Fails on a failed test or on a data race reported in
-# the series' code; races KCSAN reports elsewhere in 6.12 are listed, not
+# the series' code; races KCSAN reports elsewhere in the base are listed, not
 # counted. A report is the series' if its header or one of its stack
 # frames names a function of the series (ip_cookie_*, the kfuncs, the
 # kprobe.multi entry-IP code).
@@ -55,7 +55,7 @@ while IFS= read -r r; do
 		echo "$r" | tr '\037' '\n' | sed 's/^/    /'
 	else
 		other=$((other + 1))
-		echo "test-kcsan: elsewhere in 6.12: $head"
+		echo "test-kcsan: elsewhere in the base: $head"
 	fi
 done <<< "$reports"
 

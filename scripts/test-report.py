@@ -169,7 +169,7 @@ def counts(top):
 def compare(pristine, patched):
     pri, pat = parse(pristine), parse(patched)
     out = []
-    out.append('| runner | pristine 6.12 | with the series |')
+    out.append('| runner | pristine base | with the series |')
     out.append('|---|---|---|')
     for r in (pri, pat):
         r['c'] = counts(r['top'])
