@@ -22,8 +22,7 @@ Targets (each builds what it needs; build/ holds everything generated):
                      also ip_cookie_scale on the base kernel; ARCH=arm64: the
                      same cross-built for arm64 and run under TCG, refusals
                      counted per scripts/arch-limits.txt; ARCH=s390x: the
-                     same, skeletons made by s390x's bpftool under
-                     qemu-user; ARCH=i386: a 32-bit debug kernel and a
+                     same, big-endian; ARCH=i386: a 32-bit debug kernel and a
                      static 32-bit test_progs with the syscall-level tests
                      and ip_cookie_progs; docs/results/arches.md)
   make vm            shell in the debug-kernel VM (/bpf: test_progs, bench, bpftool)

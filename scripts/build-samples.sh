@@ -35,12 +35,8 @@ if [ -n "$TEST_ARCH" ]; then
 	INC=$MINI/tools/include
 	LIBBPF=$MINI/tools/build/libbpf/libbpf.a
 	[ -f "$LIBBPF" ] || { echo "build-samples: no $LIBBPF (scripts/build-selftests.sh with TEST_ARCH=$TEST_ARCH)" >&2; exit 1; }
-	# Big-endian objects, and skeletons made by the target's bpftool
-	# (see scripts/build-selftests.sh).
-	if [ "$TEST_ARCH" = s390x ]; then
-		BPFTARGET=bpfeb
-		BPFTOOL=$MINI/tools/sbin/bpftool-qemu
-	fi
+	# Big-endian objects; the host's bpftool embeds them as they are.
+	if [ "$TEST_ARCH" = s390x ]; then BPFTARGET=bpfeb; fi
 fi
 CFLAGS=(-O2 -g -Wall -Werror -I"$OUT" -I"$SRC" -I"$INC"
 	-I"$LINUX/tools/include/uapi")

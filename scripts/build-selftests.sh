@@ -15,14 +15,15 @@
 #                         (build/kbuild-debug-<arch>) into bpf-mini-<arch>,
 #                         with the libraries of build/sysroot-<arch> (and,
 #                         as upstream's Makefile does when cross-building,
-#                         bpftool for the target: tools/sbin/bpftool; on
-#                         s390x that bpftool, under qemu-user, also makes
-#                         the skeletons)
+#                         bpftool for the target: tools/sbin/bpftool; the
+#                         host's bpftool makes the skeletons, big-endian
+#                         ones for s390x too)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
+# shellcheck disable=SC2153	# BUILD is base-lib.sh's
 LINUX=$BUILD/linux
 SELF=$LINUX/tools/testing/selftests/bpf
 TEST_ARCH=${TEST_ARCH:-}
@@ -210,23 +211,6 @@ fi
 mk=(make -C "$MINI" -j"$JOBS" OUTPUT="$MINI" CLANG="clang-$LLVM_VER" LLC="llc-$LLVM_VER"
 	LLVM_STRIP="llvm-strip-$LLVM_VER" VMLINUX_BTF="$VMLINUX_BTF"
 	TRUNNER_EXTRA_FILES="$extra" "${CROSS[@]}")
-if [ "$TEST_ARCH" = s390x ]; then
-	# 6.12's libbpf (1.5) opens BPF objects of the host's byte order only
-	# (libbpf/bpftool#81): vmlinux.h and the big-endian skeletons come
-	# from the target's own bpftool, run under qemu-user, built first.
-	# The wrapper is rewritten only when it changes (the skeletons
-	# depend on it), and is BPFTOOL from the start: once the objects'
-	# .d files exist, make remakes them, and so skeletons, before any
-	# goal.
-	w=$MINI/tools/sbin/bpftool-qemu
-	mkdir -p "$MINI/tools/sbin"
-	printf '#!/bin/sh\nexec qemu-s390x -L /usr/%s -E LD_LIBRARY_PATH=%s %s "$@"\n' \
-		"$triplet" "$libs" "$MINI/tools/sbin/bpftool" > "$w.new"
-	chmod 755 "$w.new"
-	if cmp -s "$w.new" "$w"; then rm -f "$w.new"; else mv "$w.new" "$w"; fi
-	mk+=(BPFTOOL="$w")
-	"${mk[@]}" "$MINI/tools/sbin/bpftool"
-fi
 "${mk[@]}" "${goals[@]}"
 [ -f "$MINI/bpf_testmod.ko" ] && echo "$KBUILD" > "$MINI/bpf_testmod.kdir"
 cp "$MINI/.want-tests" "$MINI/.built-tests"

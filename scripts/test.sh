@@ -44,7 +44,7 @@ FLAVOR=debug${TEST_ARCH:+-$TEST_ARCH}
 set -e
 case $TEST_ARCH in
 arm64)	"$S/install-deps.sh" gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm ;;
-s390x)	"$S/install-deps.sh" gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc qemu-user ;;
+s390x)	"$S/install-deps.sh" gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc ;;
 i386)	"$S/install-deps.sh" gcc-i686-linux-gnu libc6-dev-i386-cross ;;
 esac
 "$S/prepare-tree.sh"
