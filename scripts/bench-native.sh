@@ -427,7 +427,7 @@ END {
 	print "scripts/bench-native/models.c): the kprobe.multi cookie lookup"
 	print "(`bpf_kprobe_multi_cookie()`, `bsearch()` of lib/bsearch.c with its indirect"
 	print "comparator call), the BPF_MAP_TYPE_IP_COOKIE index probe (kernel/bpf/ip_cookie.c"
-	print "compiled unchanged; the map is filled by its own batch update; \"inlined\" is"
+	print "compiled unchanged; the map is filled key by key by its update op, as the generic batch update does; \"inlined\" is"
 	print "the instruction sequence of `ip_cookie_map_gen_lookup()`, checked against those"
 	print "instructions, \"call\" is `ip_cookie_map_lookup_elem()`), BPF_MAP_TYPE_HASH"
 	print "(`__htab_map_lookup_elem()` with jhash and the hlist_nulls bucket walk, taken from"
