@@ -127,8 +127,10 @@ stage_pristine() {
 run() {	# run patched|pristine
 	local v=$1 args=${TEST_PROGS_ARGS:-} cmd rc=0
 	# The series' own tests run in make test, on the debug kernel; here
-	# only the upstream suite, the same on both kernels.
-	args="$args -d 'ip_cookie*'"
+	# only the upstream suite, the same on both kernels. Not run either:
+	# two stress tests of text patching that end 7.3 under TCG in an
+	# "Oops: int3" on both kernels, pristine too (docs/results/test-full.md).
+	args="$args -d 'ip_cookie*' -d fentry_attach_stress,tracing_multi_bench_attach"
 	# Each runner's exit status is printed even when one of them fails.
 	cmd=""
 	for r in ${RUNNERS:-test_progs test_verifier test_maps}; do

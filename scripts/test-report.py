@@ -33,7 +33,8 @@ import sys
 TOP = re.compile(r'^#(\d+)\s+([^/\s]+):(OK|FAIL|SKIP)(.*)$')
 SUB = re.compile(r'^#(\d+)/(\d+)\s+(\S+):(OK|FAIL|SKIP)')
 VSUM = re.compile(r'^Summary: (\d+) PASSED, (\d+) SKIPPED, (\d+) FAILED')
-TPSUM = re.compile(r'^Summary: (\d+)/(\d+) PASSED, (\d+) SKIPPED, (\d+) FAILED')
+# 7.x prints failed tests/subtests ("119/452 FAILED"): the tests are kept.
+TPSUM = re.compile(r'^Summary: (\d+)/(\d+) PASSED, (\d+) SKIPPED, (\d+)(?:/\d+)? FAILED')
 RC = re.compile(r'^HARNESS-RC (\S+) (\d+)')
 
 
@@ -95,8 +96,12 @@ def parse(path):
             if s:
                 r['v_sum'] = tuple(int(x) for x in s.groups())
         elif runner == 'test_maps':
+            # Its summary, or else its last line: it stops at the first
+            # test that fails.
             if line.startswith('test_maps:'):
                 r['maps'] = line
+            elif not r['maps'] or not r['maps'].startswith('test_maps:'):
+                r['maps'] = 'stopped after: ' + line
     return r
 
 
