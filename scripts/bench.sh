@@ -161,7 +161,7 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 	done
 	for n in $pop_n; do
 		for r in $(seq 1 "$os_rounds"); do
-			for v in ipc hash hash-nopre rhash; do
+			for v in ipc hash hash-nopre rhash ipc-hint; do
 				echo "0 -w 1 -d 1 ipc-populate-$v --ipc-entries $n"
 			done
 		done

@@ -46,7 +46,8 @@
  * publish it and defer the free of the old one.  Readers see either table,
  * both complete; elements are shared, so no program's write is lost.  An
  * insert past 80% load (LIVE + DEAD), or a delete or purge below 20%
- * live, rebuilds to at most 50%.
+ * live, rebuilds to at most 50%.  The first index has room for map_extra
+ * entries below 80% (a size hint, as for RHASH).
  *
  * Freeing.  Replaced and deleted elements and old tables go on a deferred
  * free list, for which room is reserved before anything changes, so
@@ -1312,12 +1313,16 @@ static int ip_cookie_map_alloc_check(union bpf_attr *attr)
 	if (attr->value_size > max_value ||
 	    attr->max_entries > IP_COOKIE_MAX_ENTRIES)
 		return -E2BIG;
+	/* map_extra: how many entries the first index has room for. */
+	if (attr->map_extra > attr->max_entries)
+		return -EINVAL;
 	return 0;
 }
 
 static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 {
 	int numa_node = bpf_map_attr_numa_node(attr);
+	u32 buckets = IP_COOKIE_MIN_BUCKETS;
 	struct ip_cookie_table *tbl;
 	struct bpf_ip_cookie *ic;
 	size_t bytes;
@@ -1328,17 +1333,19 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	bpf_map_init_from_attr(&ic->map, attr);
 	ic->map.bypass_spec_v1 = bpf_bypass_spec_v1(NULL);
 
-	/* The map's memcg is not set up yet: charge the creator, as
+	/* Room for map_extra entries below the 80% that grows the index.
+	 * The map's memcg is not set up yet: charge the creator, as
 	 * bpf_map_area_alloc() does.
 	 */
-	bytes = ip_cookie_table_bytes(IP_COOKIE_MIN_BUCKETS +
-				      ip_cookie_probe_len(IP_COOKIE_MIN_BUCKETS));
+	while (ip_cookie_max_used(buckets) < attr->map_extra)
+		buckets <<= 1;
+	bytes = ip_cookie_table_bytes(buckets + ip_cookie_probe_len(buckets));
 	tbl = bpf_map_area_alloc(bytes, numa_node);
 	if (!tbl) {
 		bpf_map_area_free(ic);
 		return ERR_PTR(-ENOMEM);
 	}
-	ip_cookie_table_init(tbl, IP_COOKIE_MIN_BUCKETS, GOLDEN_RATIO_64, bytes);
+	ip_cookie_table_init(tbl, buckets, GOLDEN_RATIO_64, bytes);
 	RCU_INIT_POINTER(ic->tbl, tbl);
 
 	/* Element: value, padded to 8 bytes, then the link ID if keyed by

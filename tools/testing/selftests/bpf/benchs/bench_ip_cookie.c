@@ -344,6 +344,7 @@ int ipc_create_map(enum bpf_map_type type, __u32 key_size, __u32 n,
 
 /* RHASH's size hint (map_extra) for @n entries: what it will hold, as
  * HASH is sized by max_entries, within the hint's limit (U16_MAX).
+ * IP_COOKIE's hint has no such limit: it gets @n.
  */
 __u32 ipc_rhash_hint(__u32 n)
 {
@@ -367,6 +368,14 @@ int ipc_kind_create(enum ipc_kind kind, __u32 n)
 		if (fd < 0)
 			ipc_die("bpf_map_create RHASH", fd);
 		return fd;
+	case IPC_KIND_IPC_HINT:
+		o.map_flags = 0;
+		o.map_extra = n;
+		fd = bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, NULL, 8,
+				    sizeof(__u64), n, &o);
+		if (fd < 0)
+			ipc_die("bpf_map_create IP_COOKIE", fd);
+		return fd;
 	default:
 		return ipc_create_map(BPF_MAP_TYPE_HASH, 8, n,
 				      BPF_F_NO_PREALLOC);
@@ -380,6 +389,7 @@ const char *ipc_kind_name(enum ipc_kind kind)
 		[IPC_KIND_HASH] = "hash",
 		[IPC_KIND_HASH_NOPRE] = "hash-nopre",
 		[IPC_KIND_RHASH] = "rhash",
+		[IPC_KIND_IPC_HINT] = "ipc-hint",
 	};
 
 	return names[kind];

@@ -26,9 +26,12 @@ struct ipc_args {
 extern struct ipc_args ipc_args;
 extern const struct argp bench_ip_cookie_argp;
 
-/* Map kinds of the memory and population benchmarks */
+/* Map kinds of the memory and population benchmarks; IPC_KIND_IPC_HINT
+ * is IP_COOKIE given the size hint RHASH gets (map_extra).
+ */
 enum ipc_kind {
 	IPC_KIND_IPC, IPC_KIND_HASH, IPC_KIND_HASH_NOPRE, IPC_KIND_RHASH,
+	IPC_KIND_IPC_HINT,
 };
 
 /* Per-CPU result slot, as in progs/ip_cookie_bench.c (the skeleton's
@@ -129,6 +132,7 @@ extern const struct bench bench_ipc_populate_ipc;
 extern const struct bench bench_ipc_populate_hash;
 extern const struct bench bench_ipc_populate_hash_nopre;
 extern const struct bench bench_ipc_populate_rhash;
+extern const struct bench bench_ipc_populate_ipc_hint;
 extern const struct bench bench_ipc_attach_cookies;
 extern const struct bench bench_ipc_attach_map;
 

@@ -4,12 +4,14 @@
  * time single operations, which the per-second sampling of the framework
  * cannot: setup() measures once, report_final() prints the result.
  *
- *   ipc-populate-{ipc,hash,hash-nopre,rhash}
+ *   ipc-populate-{ipc,hash,hash-nopre,rhash,ipc-hint}
  *	--ipc-entries updates one at a time into a fresh map, then one
  *	batch update into another, then deletes: one at a time from the
  *	first map, one batch from the second; an IP_COOKIE update that
  *	grows the index (a memlock step bigger than one element) is timed
- *	apart; inserts a map refuses are counted and reported ("ipc-fail:")
+ *	apart; inserts a map refuses are counted and reported ("ipc-fail:").
+ *	ipc-hint: IP_COOKIE created with map_extra = --ipc-entries, as RHASH
+ *	gets its size hint
  *   ipc-attach-{cookies,map}
  *	kprobe.multi on --ipc-funcs functions (0 = all attachable) with a
  *	cookie each, or without cookies after creating an IP_COOKIE map
@@ -97,7 +99,7 @@ static void populate_setup(enum ipc_kind kind)
 		in[i] = !err;
 		refused += !!err;
 		pop.single_ns += t1 - t0;
-		if (kind != IPC_KIND_IPC) {
+		if (kind != IPC_KIND_IPC && kind != IPC_KIND_IPC_HINT) {
 			pop.other[pop.nr_other++] = t1 - t0;
 			continue;
 		}
@@ -175,7 +177,7 @@ static void populate_report_final(struct bench_res res[], int res_cnt)
 	printf(" del_single_ns_per_op=%.1lf del_batch_ns_per_op=%.1lf refused=%u",
 	       (double)pop.del_single_ns / n, (double)pop.del_batch_ns / n,
 	       pop.refused);
-	if (pop.kind == IPC_KIND_IPC)
+	if (pop.kind == IPC_KIND_IPC || pop.kind == IPC_KIND_IPC_HINT)
 		pct(pop.grow, pop.nr_grow, "grow");
 	pct(pop.other, pop.nr_other, "other");
 	printf("\n");
@@ -199,6 +201,7 @@ POPULATE(ipc, "ipc", IPC_KIND_IPC);
 POPULATE(hash, "hash", IPC_KIND_HASH);
 POPULATE(hash_nopre, "hash-nopre", IPC_KIND_HASH_NOPRE);
 POPULATE(rhash, "rhash", IPC_KIND_RHASH);
+POPULATE(ipc_hint, "ipc-hint", IPC_KIND_IPC_HINT);
 
 static struct {
 	bool map;

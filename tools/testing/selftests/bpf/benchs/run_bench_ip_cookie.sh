@@ -74,7 +74,7 @@ for v in ipc hash hash-nopre rhash; do
 done
 
 header "Populate, 100000 entries"
-for v in ipc hash hash-nopre rhash; do
+for v in ipc hash hash-nopre rhash ipc-hint; do
 	summarize_oneshot "ipc-populate-$v" \
 		"$($RUN_BENCH --ipc-entries 100000 ipc-populate-$v)"
 done

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* How BPF_MAP_TYPE_IP_COOKIE rebuilds its index: growth and shrink by
- * single updates and batches, walks that stay complete across rebuilds,
- * one rebuild per doubling or halving, GOLDEN_RATIO_64 hashing while the
- * keys fit and re-seeding after keys aimed at one bucket (the probe bound),
- * in-place writes of programs that survive rebuilds under them, and the
- * cache-line layout of the map's struct.
+ * single updates and batches, the first index sized by map_extra, walks
+ * that stay complete across rebuilds, one rebuild per doubling or
+ * halving, GOLDEN_RATIO_64 hashing while the keys fit and re-seeding
+ * after keys aimed at one bucket (the probe bound), in-place writes of
+ * programs that survive rebuilds under them, and the cache-line layout of
+ * the map's struct.
  */
 #define _GNU_SOURCE
 #include <test_progs.h>
@@ -214,6 +215,75 @@ static void test_rebuild_thresholds(void)
 out:
 	if (fd >= 0)
 		close(fd);
+	bpf_link__destroy(link);
+	ip_cookie_probe__destroy(skel);
+}
+
+static int create_hinted(__u32 max_entries, __u64 hint)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_extra = hint);
+
+	return bpf_map_create(BPF_MAP_TYPE_IP_COOKIE, "ipc_hint", 8, 8,
+			      max_entries, &opts);
+}
+
+/* map_extra sizes the first index: loading that many entries, by batch or
+ * one at a time, allocates no table and ends with the index growing would
+ * have reached; one entry more grows it.  1638 is 80% of 2048 buckets.
+ * A hint above max_entries, upper bits included, is refused.
+ */
+static void test_size_hint(void)
+{
+	struct ip_cookie_probe *skel;
+	struct bpf_link *link = NULL;
+	__u32 i, j, hint = 1638;
+	int fd = -1, grown = -1;
+	__u64 key, val = 0, t;
+
+	skel = ip_cookie_probe__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "skel_load"))
+		return;
+	skel->bss->test_pid = getpid();
+	link = bpf_program__attach(skel->progs.count_tables);
+	if (!ASSERT_OK_PTR(link, "attach"))
+		goto out;
+
+	ASSERT_EQ(create_hinted(hint, hint + 1), -EINVAL, "hint_above_max");
+	ASSERT_EQ(create_hinted(hint, (1ULL << 32) | 1), -EINVAL,
+		  "hint_upper_bits");
+	grown = create_map(8, 8, 2 * hint, 0);
+	if (!ASSERT_GE(grown, 0, "create") ||
+	    !ASSERT_OK(fill_batch(grown, 0, hint, 0), "fill_grown"))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		fd = create_hinted(2 * hint, hint);
+		if (!ASSERT_GE(fd, 0, "create_hinted"))
+			goto out;
+		t = skel->bss->tables_allocated;
+		if (i == 0) {
+			ASSERT_OK(fill_batch(fd, 0, hint, 0), "fill_batch");
+		} else {
+			for (j = 0; j < hint; j++) {
+				key = fake_ip(j);
+				val = j;
+				if (!ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0),
+					       "fill_single"))
+					break;
+			}
+		}
+		ASSERT_EQ(skel->bss->tables_allocated - t, 0, "hint_rebuilds");
+		ASSERT_EQ(map_memlock(fd), map_memlock(grown), "hint_memlock");
+		key = fake_ip(hint);
+		ASSERT_OK(bpf_map_update_elem(fd, &key, &val, 0), "past_hint");
+		ASSERT_EQ(skel->bss->tables_allocated - t, 1, "past_hint_grows");
+		close(fd);
+		fd = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (grown >= 0)
+		close(grown);
 	bpf_link__destroy(link);
 	ip_cookie_probe__destroy(skel);
 }
@@ -554,6 +624,8 @@ void test_ip_cookie_resize(void)
 		test_walk_during_resize();
 	if (test__start_subtest("rebuild_thresholds"))
 		test_rebuild_thresholds();
+	if (test__start_subtest("size_hint"))
+		test_size_hint();
 	if (test__start_subtest("batch_overgrowth"))
 		test_batch_overgrowth();
 	if (test__start_subtest("golden_hash"))
