@@ -684,7 +684,7 @@ else:
               'batch delete ns/op | inserts refused |')
     md.append('|---|---|---|---|---|---|---|---|---|---|---|')
     for n in sorted(popul):
-        for k in MEMK + ('ipc-hint',):
+        for k in MEMK[:1] + ('ipc-hint',) + MEMK[1:]:
             d = popul[n].get(k)
             if not d:
                 continue

@@ -1333,8 +1333,9 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	bpf_map_init_from_attr(&ic->map, attr);
 	ic->map.bypass_spec_v1 = bpf_bypass_spec_v1(NULL);
 
-	/* Room for map_extra entries below the 80% that grows the index.
-	 * The map's memcg is not set up yet: charge the creator, as
+	/* Room for map_extra entries below the 80% that grows the index:
+	 * at most 2^27 buckets, as map_extra <= max_entries <= 2^26.  The
+	 * map's memcg is not set up yet: charge the creator, as
 	 * bpf_map_area_alloc() does.
 	 */
 	while (ip_cookie_max_used(buckets) < attr->map_extra)
