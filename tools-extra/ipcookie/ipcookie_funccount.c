@@ -189,8 +189,11 @@ int main(int argc, char **argv)
 			    skel->progs.count_by_ip;
 	bpf_program__set_autoload(env.cookie ? skel->progs.count_by_ip :
 				  skel->progs.count_by_cookie, false);
+	/* map_extra: the first index holds them all, filling grows nothing */
 	if (env.cookie)
 		bpf_map__set_max_entries(skel->maps.cookie_counts, funcs.nr);
+	else
+		bpf_map__set_map_extra(skel->maps.counts, funcs.nr);
 	err = ipcookie_funccount__load(skel);
 	if (err) {
 		ipcookie_load_error(err);

@@ -232,6 +232,8 @@ int main(int argc, char **argv)
 	}
 	prog = skel->progs.time_by_ip;
 	skel->data->unit_ns = env.unit_ns;
+	/* the first index holds them all: filling grows nothing */
+	bpf_map__set_map_extra(skel->maps.hists, funcs.nr);
 	err = ipcookie_funclatency__load(skel);
 	if (err) {
 		ipcookie_load_error(err);
