@@ -227,36 +227,24 @@ for i, d in enumerate(mem):
         derived.append({'kind': 'kmulti-cookies', 'entries': d['entries'],
                         'memlock_per_entry': 16.0, 'memcg_per_entry': 0.0})
 mem = derived
-memory = {}
-for d in mem:
-    for m in ('memlock_per_entry', 'memcg_per_entry', 'memcg_filled_per_entry'):
-        if m not in d:
-            continue
-        memory.setdefault(int(d['entries']), {}).setdefault(d['kind'], {}) \
-              .setdefault(m, []).append(d[m])
-        rows.append(('mem', d['kind'], int(d['entries']), 0, m, d[m]))
-memory = {n: {k: {m: med(x) for m, x in v.items()} for k, v in d.items()}
-          for n, d in sorted(memory.items())}
+def oneshot(ds, section, size, kind, metrics=None):
+    """{size: {kind: {metric: median}}} of one-shot lines; CSV rows too"""
+    acc = {}
+    for d in ds:
+        for m in metrics or [k for k in d if k not in (size, kind)]:
+            if m not in d:
+                continue
+            acc.setdefault(int(d[size]), {}).setdefault(d[kind], {}) \
+               .setdefault(m, []).append(d[m])
+            rows.append((section, d[kind], int(d[size]), 0, m, d[m]))
+    return {n: {k: {m: med(x) for m, x in v.items()} for k, v in g.items()}
+            for n, g in sorted(acc.items())}
 
-popul = {}
-for d in pop:
-    for m, x in d.items():
-        if m in ('kind', 'entries'):
-            continue
-        popul.setdefault(int(d['entries']), {}).setdefault(d['kind'], {}) \
-             .setdefault(m, []).append(x)
-        rows.append(('populate', d['kind'], int(d['entries']), 0, m, x))
-popul = {n: {k: {m: med(x) for m, x in v.items()} for k, v in d.items()}
-         for n, d in sorted(popul.items())}
 
-attach = {}
-for d in att:
-    for m in ('attach_ms', 'fill_ms', 'detach_ms'):
-        attach.setdefault(int(d['funcs']), {}).setdefault(d['mode'], {}) \
-              .setdefault(m, []).append(d[m])
-        rows.append(('attach', d['mode'], int(d['funcs']), 0, m, d[m]))
-attach = {n: {k: {m: med(x) for m, x in v.items()} for k, v in d.items()}
-          for n, d in sorted(attach.items())}
+memory = oneshot(mem, 'mem', 'entries', 'kind',
+                 ('memlock_per_entry', 'memcg_per_entry', 'memcg_filled_per_entry'))
+popul = oneshot(pop, 'populate', 'entries', 'kind')
+attach = oneshot(att, 'attach', 'funcs', 'mode', ('attach_ms', 'fill_ms', 'detach_ms'))
 
 # --- targets (issue 11; the same rules for every unit)
 targets = []
