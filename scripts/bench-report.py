@@ -449,7 +449,8 @@ md.append('Produced by `%s` (scripts/bench.sh -> '
           '`results-%s.csv`, medians: `summary-%s.json`.\n' %
           ('make bench' + (' QUICK=1' if 'quick' in mode.split('-') else '') +
            (' ONLY=icount' if ICOUNT else '') +
-           (' FAMILIES="%s"' % env['families'] if env.get('families') else ''),
+           (' FAMILIES="%s"' % env['families'] if env.get('families') else '') +
+           (' OS_ROUNDS=%s' % env['os_rounds'] if env.get('os_rounds') else ''),
            mode, mode, mode))
 md.append('- Accelerator: **%s**%s' % (env.get('accel', '?').upper(), {
     'tcg': ' (pure emulation: calls, returns, indirect branches and TLB '

@@ -20,6 +20,8 @@
 #   QUICK=1        fewer sizes and shorter samples (about half an hour)
 #   BOOTS=n        boots of the time measurement (default 3)
 #   ROUNDS=n       rounds per boot (default 1 in full mode, 2 quick)
+#   OS_ROUNDS=n    runs of each one-shot measurement (memory, populate,
+#                  attach), in the first boot (default 2 in full mode, 1 quick)
 #   ONLY="icount time native"  a subset of the three
 #   NO_BUILD=1     use what is already built
 #   KCOOKIE=0      skip the O(1)-cookie variant kernel
@@ -90,7 +92,7 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 		mem_n="1000 10000 100000 1000000"
 		pop_n="1000 10000"
 		attach_n="10000"
-		os_rounds=1
+		os_rounds=${OS_ROUNDS:-1}
 	else
 		kmulti_n="1 100 1000 10000 0"	# 0: every attachable function
 		# 0: every function a trampoline takes (BTF, ftrace site)
@@ -99,7 +101,7 @@ plan() {	# plan SET ROUNDS [ONESHOT]
 		mem_n="1000 10000 100000 1000000"
 		pop_n="1000 10000 100000"
 		attach_n="10000 50000 0"
-		os_rounds=2
+		os_rounds=${OS_ROUNDS:-2}
 	fi
 	fentry() { for v in $1; do echo "$r $run ipc-fentry-$v"; done; }
 	umulti() { for v in $1; do echo "$r $run ipc-umulti-$v"; done; }
@@ -240,6 +242,7 @@ env_file() {	# env_file ACCEL FILE
 	{
 		echo "mode=$mode"
 		[ -z "${FAMILIES:-}" ] || echo "families=$FAMILIES"
+		[ -z "${OS_ROUNDS:-}" ] || echo "os_rounds=$OS_ROUNDS"
 		echo "accel=$1"
 		echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 		echo "host_nproc=$(nproc)"
