@@ -37,7 +37,8 @@ Targets (each builds what it needs; build/ holds everything generated):
                      KCOOKIE=0 skips it; RHASH without patch rhashfix,
                      RHASH_NOFIX=0 skips it), time over BOOTS=3 boots, and
                      bench-native (RHASH chains on the kernel's text); writes
-                     docs/results/ (QUICK=1: shorter; ONLY="icount time native";
+                     docs/results/ (QUICK=1: fewer sizes, one -icount round,
+                     one time boot; ONLY="icount time native";
                      OS_ROUNDS=n runs of each one-shot measurement)
   make bench-gen-lookup  inlined lookup vs direct call: a second base kernel from
                      patches/variants/no-gen-lookup.patch; docs/results/gen-lookup.md

@@ -17,9 +17,10 @@
 #      (results-MODE.*)
 #   3. native: scripts/bench-native.sh, the data structures alone on the
 #      host CPU (native.md)
-#   QUICK=1        fewer sizes and shorter samples (about half an hour)
-#   BOOTS=n        boots of the time measurement (default 3)
-#   ROUNDS=n       rounds per boot (default 1 in full mode, 2 quick)
+#   QUICK=1        fewer sizes, shorter samples, one -icount round (its
+#                  counts repeat) and one time boot
+#   BOOTS=n        boots of the time measurement (default 3, 1 quick)
+#   ROUNDS=n       rounds per boot (-icount: 3, 1 quick; time: 1, 2 quick)
 #   OS_ROUNDS=n    runs of each one-shot measurement (memory, populate,
 #                  attach), in the first boot (default 2 in full mode, 1 quick)
 #   ONLY="icount time native"  a subset of the three
@@ -40,7 +41,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 QUICK=${QUICK:-0}
-BOOTS=${BOOTS:-3}
+BOOTS=${BOOTS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
 ONLY=${ONLY:-icount time native}
 RESULTS=${RESULTS:-$ROOT/docs/results}
 GUEST=$ROOT/scripts/bench-guest.sh
@@ -274,7 +275,7 @@ rc=0
 case " $ONLY " in *" icount "*)
 	raw=$RESULTS/raw-icount-$mode.txt
 	: > "$raw"
-	rounds=${ROUNDS:-3}
+	rounds=${ROUNDS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
 	boot icount "$raw" 1 hot
 	wait_variants
 	if [ "$KCOOKIE" = 1 ]; then
