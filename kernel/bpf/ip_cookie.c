@@ -322,20 +322,19 @@ static void ip_cookie_reclaim(struct work_struct *work)
 	call_rcu_tasks_trace(&dfl->rcu, ip_cookie_dfl_rcu);
 }
 
-/* Make room for @nr more deferred frees, before anything changes.  At
- * the memcg limit, -ENOMEM rather than the OOM killer, unless @nofail (the
+/* Make room for one more deferred free, before anything changes.  At the
+ * memcg limit, -ENOMEM rather than the OOM killer, unless @nofail (the
  * module purge): that may exceed the limit by a page per
  * IP_COOKIE_DFL_CAP entries.  Called with ic->lock held, in sleepable
  * context.
  */
-static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, u32 nr,
-				   bool nofail)
+static int ip_cookie_defer_reserve(struct bpf_ip_cookie *ic, bool nofail)
 {
 	struct ip_cookie_dfl *dfl = ic->dfl;
 	gfp_t gfp = GFP_KERNEL;
 
 	lockdep_assert_held(&ic->lock);
-	if (dfl && IP_COOKIE_DFL_CAP - dfl->cnt >= nr)
+	if (dfl && dfl->cnt < IP_COOKIE_DFL_CAP)
 		return 0;
 	gfp |= nofail ? __GFP_NOFAIL : __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	dfl = bpf_map_kmalloc_node(&ic->map, PAGE_SIZE, gfp,
@@ -863,7 +862,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	if (!pos.live && ic->count >= ic->map.max_entries)
 		return -E2BIG;
 	if (pos.live) {
-		err = ip_cookie_defer_reserve(ic, 1, false);
+		err = ip_cookie_defer_reserve(ic, false);
 		if (err)
 			return err;
 	}
@@ -894,7 +893,7 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 
 	if (!pos.free ||
 	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
-		err = ip_cookie_defer_reserve(ic, 1, false);
+		err = ip_cookie_defer_reserve(ic, false);
 		if (!err)
 			err = ip_cookie_make_room_nolock(ic, k);
 		if (err) {
@@ -953,7 +952,7 @@ static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key)
 	ip_cookie_locate_nolock(ic, tbl, key, &pos);
 	if (!pos.live)
 		return -ENOENT;
-	err = ip_cookie_defer_reserve(ic, 1, false);
+	err = ip_cookie_defer_reserve(ic, false);
 	if (err)
 		return err;
 	ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, pos.live));
@@ -973,7 +972,7 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
 	tbl = ip_cookie_tbl_locked(ic);
 	buckets = ip_cookie_buckets(tbl);
 	if (buckets > IP_COOKIE_MIN_BUCKETS && ic->count < buckets / 5 &&
-	    !ip_cookie_defer_reserve(ic, 1, false))
+	    !ip_cookie_defer_reserve(ic, false))
 		ip_cookie_resize_nolock(ic, ip_cookie_fit_buckets(ic->count),
 					NULL);
 }
@@ -1019,7 +1018,7 @@ static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 		if (!rcu_access_pointer(slot->elem) ||
 		    !ip_cookie_in_text(slot->ip, mod, init_only))
 			continue;
-		ip_cookie_defer_reserve(ic, 1, true);
+		ip_cookie_defer_reserve(ic, true);
 		ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, slot));
 	}
 	ip_cookie_maybe_shrink_nolock(ic);
