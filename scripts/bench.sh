@@ -17,8 +17,10 @@
 #      (results-MODE.*)
 #   3. native: scripts/bench-native.sh, the data structures alone on the
 #      host CPU (native.md)
-#   QUICK=1        fewer sizes, shorter samples, one -icount round (its
-#                  counts repeat) and one time boot
+#   QUICK=1        fewer sizes, shorter samples, one -icount round and one
+#                  time boot (55 min with the kernels built); -icount
+#                  counts repeat across rounds but for HASH's and RHASH's
+#                  random seeds, which move theirs by a few instructions
 #   BOOTS=n        boots of the time measurement (default 3, 1 quick)
 #   ROUNDS=n       rounds per boot (-icount: 3, 1 quick; time: 1, 2 quick)
 #   OS_ROUNDS=n    runs of each one-shot measurement (memory, populate,
