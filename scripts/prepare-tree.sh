@@ -150,7 +150,12 @@ apply() {	# apply PATCH [SECTIONS]
 }
 for p in "${patch_list[@]}"; do
 	patch_sections out "$tmp/mirror-all" "$p" > "$tmp/sections"
-	apply "$p" "$tmp/sections"
+	# A patch of mirror files alone (purge) has nothing left to apply.
+	if grep -q '^diff --git ' "$tmp/sections"; then
+		apply "$p" "$tmp/sections"
+	else
+		echo "prepare-tree: $(basename "$p"): mirror files only, held in their final form"
+	fi
 done
 
 while read -r f; do
