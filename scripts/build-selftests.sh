@@ -110,6 +110,12 @@ done
 sources=("$SELF/bench.c" "$SELF"/benchs/*.c)
 for t in "${tests[@]}" "${helpers[@]}"; do sources+=("$SELF/prog_tests/$t.c"); done
 for t in "${extras[@]}"; do sources+=("$EXTRA/$t.c"); done
+# and the headers of the selftests directory they include, which may name
+# skeletons too (ip_cookie_helpers.h does: a prefix of the series whose
+# tests include only the header needs its prog all the same).
+while read -r h; do
+	[ ! -f "$SELF/$h" ] || sources+=("$SELF/$h")
+done < <(sed -n -E 's/^#include "([A-Za-z0-9_]+\.h)".*/\1/p' "${sources[@]}" | sort -u)
 refs() {	# names of progs referenced by the given files
 	sed -n -E -e 's/.*#include "([A-Za-z0-9_]+)\.(skel|lskel|subskel)\.h".*/\1/p' \
 		-e 's/.*"([A-Za-z0-9_]+)\.bpf\.o".*/\1/p' \
