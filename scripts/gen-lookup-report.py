@@ -51,15 +51,19 @@ def row(label, bench, base, p):
                                                    d['call'], ratio)
 
 
+# Under -icount a guest "ns" is an instruction.
+unit = 'instructions' if accel == 'icount' else 'ns'
+n = min(boots.values())
+nboots = '%d boot%s' % (n, '' if n == 1 else 's')
 if mode == 'funcip':
     head = ['# bpf_get_func_ip() of kprobe.multi: inlined (patch "funcip") '
             'against the helper call\n',
             'Produced by `make bench-funcip` (scripts/bench-gen-lookup.sh, '
             'WITHOUT=funcip): the base kernel with the series and the same '
             'with `patches/variants/funcip.patch` (the inline), booted in '
-            'turn, %d boots each, running the same benchmarks '
-            '(`SET=funcip`). Raw: `raw-funcip.txt`.\n' % min(boots.values())]
-    cols = ('with funcip ns', 'without ns', 'without / with')
+            'turn, %s each, running the same benchmarks '
+            '(`SET=funcip`). Raw: `raw-funcip.txt`.\n' % nboots]
+    cols = ('with funcip ' + unit, 'without ' + unit, 'without / with')
 else:
     head = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct '
             'call\n',
@@ -67,20 +71,21 @@ else:
             'the base kernel as built (lookup inlined into the program by '
             '`ip_cookie_map_gen_lookup()`) and the same kernel rebuilt without '
             '`.map_gen_lookup` (the verifier then emits a direct call to '
-            '`ip_cookie_map_lookup_elem()`), booted in turn, %d boots each, '
+            '`ip_cookie_map_lookup_elem()`), booted in turn, %s each, '
             'running the same benchmarks (`SET=gen_lookup`). Raw: '
-            '`raw-gen-lookup.txt`.\n' % min(boots.values())]
-    cols = ('inlined ns', 'direct call ns', 'call / inlined')
+            '`raw-gen-lookup.txt`.\n' % nboots]
+    cols = ('inlined ' + unit, 'direct call ' + unit, 'call / inlined')
 out = head + [
        '- Accelerator: **%s**%s; git %s.' % (
            accel.upper(), ' (pure emulation: compare ratios, not absolute '
            'times)' if accel == 'tcg' else '', git),
        '- Kernel: %s; host: %d CPUs, guest: 2 vCPUs.' % (kconf.strip(),
                                                         os.cpu_count()),
-       '- Figures: ns over the baseline of the same round (the empty '
+       '- Figures: %s over the baseline of the same round (the empty '
        'program, or the loop without a lookup), median over all rounds of '
        'all boots of one kernel.  Rows marked *control* run the same code '
-       'in both kernels: their spread shows the noise between boots.\n',
+       'in both kernels: their spread shows the noise between boots.\n'
+       % unit,
        '| what | N | %s | %s | %s |' % cols,
        '|---|---|---|---|---|']
 if mode == 'funcip':
