@@ -140,7 +140,7 @@ static void subtest_fentry(struct ip_cookie *skel, const __u64 *ips)
 	ASSERT_OK(bpf_map_update_elem(fd, mod_ret_ip, &val, BPF_ANY), "fill");
 
 	l1 = bpf_program__attach_trace_opts(skel->progs.ipc_fentry, &opts);
-	/* The x86-32 JIT of 6.12 builds no BPF trampolines: a 32-bit
+	/* The x86-32 JIT of 7.3 builds no BPF trampolines: a 32-bit
 	 * kernel refuses fentry, fexit and fmod_ret links with ENOTSUPP.
 	 */
 	if (!l1 && kernel_ptr_size() == 4) {
@@ -194,7 +194,7 @@ static void subtest_uprobe(struct ip_cookie *skel, const __u64 *fentry_ips)
 	__u64 cookies[2] = { 1, 2 };
 	__u64 ips[2];
 	int fd = bpf_map__fd(skel->maps.ip_map);
-	/* 6.12 has no uprobe.multi links on 32-bit kernels (bpf_trace.c:
+	/* 7.3 has no uprobe.multi links on 32-bit kernels (bpf_trace.c:
 	 * "no support for 32bit archs yet"): they must be refused there.
 	 */
 	bool multi = kernel_ptr_size() == 8;
