@@ -450,7 +450,9 @@ md.append('Produced by `%s` (scripts/bench.sh -> '
           ('make bench' + (' QUICK=1' if 'quick' in mode.split('-') else '') +
            (' ONLY=icount' if ICOUNT else '') +
            (' FAMILIES="%s"' % env['families'] if env.get('families') else '') +
-           (' OS_ROUNDS=%s' % env['os_rounds'] if env.get('os_rounds') else ''),
+           (' OS_ROUNDS=%s' % env['os_rounds'] if env.get('os_rounds') else '') +
+           (' ROUNDS=%s' % env['rounds'] if env.get('rounds') else '') +
+           (' BOOTS=%s' % env['boots'] if env.get('boots') else ''),
            mode, mode, mode))
 md.append('- Accelerator: **%s**%s' % (env.get('accel', '?').upper(), {
     'tcg': ' (pure emulation: calls, returns, indirect branches and TLB '

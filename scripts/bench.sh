@@ -43,6 +43,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 QUICK=${QUICK:-0}
+# What the user set, for the results' command line.
+SET_ROUNDS=${ROUNDS:-}
+SET_BOOTS=${BOOTS:-}
 BOOTS=${BOOTS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
 ONLY=${ONLY:-icount time native}
 RESULTS=${RESULTS:-$ROOT/docs/results}
@@ -246,6 +249,8 @@ env_file() {	# env_file ACCEL FILE
 		echo "mode=$mode"
 		[ -z "${FAMILIES:-}" ] || echo "families=$FAMILIES"
 		[ -z "${OS_ROUNDS:-}" ] || echo "os_rounds=$OS_ROUNDS"
+		[ -z "$SET_ROUNDS" ] || echo "rounds=$SET_ROUNDS"
+		[ -z "$SET_BOOTS" ] || [ "$1" = icount ] || echo "boots=$SET_BOOTS"
 		echo "accel=$1"
 		echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 		echo "host_nproc=$(nproc)"
