@@ -46,8 +46,8 @@
 # is its alias, so available_filter_functions and bpftrace's wildcards
 # name only __do_sys_getppid), in every set, each set ONE wildcard so that
 # every mode has one kprobe_multi link, as at N = all (several wildcards
-# are several links of the program). The 6.12 base kernel lists 22,086
-# traceable functions (21,839 names bpftrace takes).
+# are several links of the program). The 7.3 base kernel lists 24,036
+# traceable functions (docs/results/bpftrace-icount.md).
 #
 #   scripts/bench-bpftrace.sh              measure (about 13 min of VM
 #                                          with the defaults)

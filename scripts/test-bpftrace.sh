@@ -87,7 +87,7 @@ fi
 
 # 4. Runtime tests, stock then patched. FILE's "# ran" line: the counts.
 # A test failing with the patch fails this step unless it fails the same
-# way without it (0.17 on 6.12 has such tests: docs/results/bpftrace-runtime.md).
+# way without it (0.17 on 7.3 has such a test: docs/results/bpftrace-runtime.md).
 runtime_counts() {	# FILE
 	sed -n 's/^# \(ran .*\)/\1/p' "$1" 2>/dev/null
 }
