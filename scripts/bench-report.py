@@ -29,11 +29,15 @@ def kv(line):
     return dict(KV.findall(line))
 
 
-def num(x):
-    try:
-        return float(x)
-    except ValueError:
-        return x
+def nums(line):
+    """the NAME=VALUE pairs of a line, numbers as floats"""
+    d = kv(line)
+    for k, v in d.items():
+        try:
+            d[k] = float(v)
+        except ValueError:
+            pass
+    return d
 
 
 env = {}
@@ -59,47 +63,37 @@ boots = set()
 with open(raw_path) as f:
     for line in f:
         line = line.rstrip('\n')
-        if line.startswith('ipc-boot:'):
+        # "ipc-TAG: REST"
+        tag, rest = line.partition(':')[0], line[line.find(':') + 2:]
+        if tag == 'ipc-boot':
             boot = int(kv(line)['boot'])
-        elif line.startswith('ipc-run:'):
+        elif tag == 'ipc-run':
             rnd = '%d.%s' % (boot, kv(line)['round'])
             boots.add(boot)
-        elif line.startswith('ipc-result:'):
-            d = {k: num(v) for k, v in kv(line).items()}
-            d['round'] = rnd
-            d['boot'] = boot
-            thr.append(d)
-        elif line.startswith('ipc-mem:'):
-            mem.append({k: num(v) for k, v in kv(line).items()})
-        elif line.startswith('ipc-populate:'):
-            pop.append({k: num(v) for k, v in kv(line).items()})
-        elif line.startswith('ipc-attach:') and 'mode=' in line:
-            att.append({k: num(v) for k, v in kv(line).items()})
-        elif line.startswith('ipc-attach:'):
+        elif tag == 'ipc-result':
+            thr.append(dict(nums(line), round=rnd, boot=boot))
+        elif tag == 'ipc-mem':
+            mem.append(nums(line))
+        elif tag == 'ipc-populate':
+            pop.append(nums(line))
+        elif tag == 'ipc-attach' and 'mode=' in line:
+            att.append(nums(line))
+        elif tag in ('ipc-attach', 'ipc-kmulti'):
             env['attachable'] = kv(line).get('attachable', '?')
-        elif line.startswith('ipc-kmulti:'):
-            env['attachable'] = kv(line).get('attachable', '?')
-        elif line.startswith('ipc-fmulti:'):
+        elif tag == 'ipc-fmulti':
             env['fmulti_attachable'] = kv(line).get('attachable', '?')
-        elif line.startswith('ipc-env:'):
-            guest.append(line[len('ipc-env: '):])
-        elif line.startswith('ipc-vuln:'):
-            vuln.append(line[len('ipc-vuln: '):])
-        elif line.startswith('ipc-fail:') and NOFIX + ':' in line and 'refused' in line:
-            nofix['refused'].append(line[len('ipc-fail: '):])
-        elif line.startswith('ipc-fail:') and NOFIX + ':' in line:
-            nofix['other'].append(line[len('ipc-fail: '):])
-        elif line.startswith('ipc-fail:'):
-            fails.append(line[len('ipc-fail: '):])
+        elif tag == 'ipc-env':
+            guest.append(rest)
+        elif tag == 'ipc-vuln':
+            vuln.append(rest)
+        elif tag == 'ipc-fail' and NOFIX + ':' in line:
+            nofix['refused' if 'refused' in line else 'other'].append(rest)
+        elif tag == 'ipc-fail':
+            fails.append(rest)
 
 
 def med(xs):
     return statistics.median(xs) if xs else float('nan')
-
-
-def stat(xs):
-    return {'median': med(xs), 'min': min(xs) if xs else None,
-            'max': max(xs) if xs else None, 'n': len(xs)}
 
 
 ICOUNT = env.get('accel') == 'icount'
@@ -108,17 +102,21 @@ NBOOTS = len(boots)
 
 
 def bstat(pairs):
-    """pairs: (boot, value); stat over all, plus each boot's median"""
-    s = stat([x for _, x in pairs])
+    """pairs: (boot, value); median, min and max over all, each boot's median"""
+    xs = [x for _, x in pairs]
     by = {}
     for b, x in pairs:
         by.setdefault(b, []).append(x)
-    s['boots'] = [med(by[b]) for b in sorted(by)]
-    return s
+    return {'median': med(xs), 'min': min(xs), 'max': max(xs), 'n': len(xs),
+            'boots': [med(by[b]) for b in sorted(by)]}
 
 
-def short(bench, prefix):
-    return bench[len(prefix):]
+def missed(d, what):
+    """Lookups a run missed: measured on the _nofix kernel, else a failure."""
+    if d['misses'] and d['bench'].endswith(NOFIX):
+        nofix['misses'].setdefault('%s %s' % (d['bench'], what), []).append(d['misses'])
+    elif d['misses']:
+        fails.append('%s %s: %d misses' % (d['bench'], what, d['misses']))
 
 
 # --- hot path: kprobe.multi and fentry, delta over the empty program
@@ -133,17 +131,14 @@ def hot(prefix, key):
         if not d['bench'].startswith(prefix):
             continue
         p = int(d[key]) if key else 1
-        v = short(d['bench'], prefix)
+        v = d['bench'][len(prefix):]
         by.setdefault((p, d['round']), {})[v] = d['ns']
         bootof[d['round']] = d['boot']
         mops.setdefault((p, v), []).append(d['mops'])
         rows.append((prefix.rstrip('-'), v, p, d['round'], 'ns_per_hit', d['ns']))
         rows.append((prefix.rstrip('-'), v, p, d['round'], 'fires_per_hit',
                      d['fires_per_hit']))
-        if d['misses'] and d['bench'].endswith(NOFIX):
-            nofix['misses'].setdefault('%s %s=%s' % (d['bench'], key, p), []).append(d['misses'])
-        elif d['misses']:
-            fails.append('%s %s=%s: %d misses' % (d['bench'], key, p, d['misses']))
+        missed(d, '%s=%s' % (key, p))
     res = {}
     for (p, r), vs in by.items():
         # A variant kernel's rounds have their own empty program
@@ -188,7 +183,7 @@ resize = {}
 for d in thr:
     if not d['bench'].startswith('ipc-lookup-'):
         continue
-    v = short(d['bench'], 'ipc-lookup-')
+    v = d['bench'][len('ipc-lookup-'):]
     n = int(d['entries'])
     if int(d['resize']):
         resize.setdefault(n, {}).setdefault('resize', []).append(d['mops'])
@@ -196,10 +191,7 @@ for d in thr:
         continue
     lk_by.setdefault((n, d['round']), {})[v] = d['ns']
     bootof[d['round']] = d['boot']
-    if d['misses'] and d['bench'].endswith(NOFIX):
-        nofix['misses'].setdefault('%s entries=%d' % (d['bench'], n), []).append(d['misses'])
-    elif d['misses']:
-        fails.append('%s entries=%d: %d misses' % (d['bench'], n, d['misses']))
+    missed(d, 'entries=%d' % n)
     rows.append(('lookup', v, n, d['round'], 'ns_per_loop', d['ns']))
 lk = {}
 for (n, r), vs in lk_by.items():
@@ -254,18 +246,37 @@ def target(name, ok, figure):
     targets.append({'target': name, 'met': ok, 'figure': figure})
 
 
-def dn(p, v):
-    return kmulti.get(p, {}).get(v, {}).get('median', float('nan'))
+def mdn(fam, p, v):
+    """the median of variant v at N = p, NaN when not measured"""
+    return fam.get(p, {}).get(v, {}).get('median', float('nan'))
+
+
+def empty_ns(fam, p):
+    """the empty program's ns (instructions) per trigger at N = p"""
+    e = fam.get(p, {}).get('empty', {})
+    return 1000.0 / e['mops'] if e.get('mops') else float('nan')
+
+
+def pct_of_empty(eh, d):
+    return 100.0 * eh / (eh + d)
+
+
+def best_of(*xs):
+    return min((x for x in xs if x == x), default=float('nan'))
+
+
+def by_n(fam):
+    """the sizes N of a family, N = all (0) last"""
+    return sorted(fam, key=lambda x: (x == 0, x))
 
 
 U = UNIT
-for p in sorted(kmulti, key=lambda x: (x == 0, x)):
-    c, i, il = dn(p, 'cookie'), dn(p, 'ipc'), dn(p, 'ipc_link')
+for p in by_n(kmulti):
+    c, i, il = mdn(kmulti, p, 'cookie'), mdn(kmulti, p, 'ipc'), mdn(kmulti, p, 'ipc_link')
     target('kprobe.multi N=%s: IP_COOKIE below the cookie' % (p or 'all'),
            i < c, 'ipc %+.2f vs cookie %+.2f %s over empty' % (i, c, U))
-    k = dn(p, 'kfunc')
-    best = min(x for x in (i, k) if x == x) if (i == i or k == k) else float('nan')
-    o1 = dn(p, 'cookie_o1')
+    best = best_of(i, mdn(kmulti, p, 'kfunc'))
+    o1 = mdn(kmulti, p, 'cookie_o1')
     if o1 == o1:
         target('kprobe.multi N=%s: IP_COOKIE at or below the O(1) cookie (issue 22)' % (p or 'all'),
                best <= o1, 'best of ipc/kfunc %+.2f vs O(1) cookie %+.2f %s over empty' % (
@@ -275,39 +286,36 @@ for p in sorted(kmulti, key=lambda x: (x == 0, x)):
     if il == il:
         target('kprobe.multi N=%s: {ip, link_id} at or below the cookie' % (p or 'all'),
                il <= c, '{ip,link} %+.2f vs cookie %+.2f %s over empty' % (il, c, U))
-    r = dn(p, 'rhash')
+    r = mdn(kmulti, p, 'rhash')
     if r == r:
         target('kprobe.multi N=%s: IP_COOKIE below RHASH (issue 45)' % (p or 'all'),
                best < r, 'best of ipc/kfunc %+.2f vs ip->RHASH %+.2f %s over empty' % (
                    best, r, U))
-ipc_d = [dn(p, 'ipc') for p in sorted(kmulti, key=lambda x: (x == 0, x))]
+ipc_d = [mdn(kmulti, p, 'ipc') for p in by_n(kmulti)]
 if len(ipc_d) > 1 and min(ipc_d) > 0:
     spread = max(ipc_d) / min(ipc_d) - 1
     target('kprobe.multi: IP_COOKIE flat within 2%% over N=%s' %
-           ','.join(str(p or 'all') for p in sorted(kmulti, key=lambda x: (x == 0, x))),
+           ','.join(str(p or 'all') for p in by_n(kmulti)),
            spread <= 0.02, 'delta %s %s (spread %.1f%%)' % (
                ', '.join('%.2f' % x for x in ipc_d), U, 100 * spread))
 if 1 in fentry:
-    c = fentry[1].get('cookie', {}).get('median', float('nan'))
-    i = fentry[1].get('ipc', {}).get('median', float('nan'))
+    c, i = mdn(fentry, 1, 'cookie'), mdn(fentry, 1, 'ipc')
     target('fentry: IP_COOKIE at most 2x the cookie (over empty)',
            i <= 2 * c, 'ipc %+.2f vs cookie %+.2f %s over empty (%.1fx)' % (
                i, c, U, i / c if c > 0 else float('nan')))
-    e = fentry[1].get('empty', {})
-    eh = 1000.0 / e['mops'] if e.get('mops') else float('nan')
+    eh = empty_ns(fentry, 1)
     target('fentry: IP_COOKIE at >= 90% of the empty program (issue 22)',
            eh / (eh + i) >= 0.9, '%.1f%% (empty %.2f, +%.2f %s)' % (
                100 * eh / (eh + i), eh, i, U))
-    k = fentry[1].get('kfunc', {}).get('median', float('nan'))
+    k = mdn(fentry, 1, 'kfunc')
     if k == k:
         target('fentry: bpf_ip_cookie_lookup() at >= 90% of the empty program (issue 22)',
                eh / (eh + k) >= 0.9, '%.1f%% (empty %.2f, +%.2f %s)' % (
                    100 * eh / (eh + k), eh, k, U))
-    ca = fentry[1].get('cookie_array', {}).get('median', float('nan'))
+    ca = mdn(fentry, 1, 'cookie_array')
     target('fentry: IP_COOKIE at or below cookie->ARRAY (over empty)',
            i <= ca, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (i, ca, U))
-    wa = fentry[1].get('wide_array', {}).get('median', float('nan'))
-    wi = fentry[1].get('wide_ipc', {}).get('median', float('nan'))
+    wa, wi = mdn(fentry, 1, 'wide_array'), mdn(fentry, 1, 'wide_ipc')
     target('fentry, 64 B of data: IP_COOKIE at or below cookie->ARRAY',
            wi <= wa, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (wi, wa, U))
 for n in sorted(lookup):
@@ -318,41 +326,27 @@ for n in sorted(lookup):
                sp <= 0.05, '%.2f [%.2f, %.2f] %s (%.1f%%)' % (
                    li['median'], li['min'], li['max'], U, 100 * sp))
 for n in sorted(lookup):
-    i = lookup[n].get('ipc', {}).get('median', float('nan'))
-    h = lookup[n].get('hash', {}).get('median', float('nan'))
+    i, h = mdn(lookup, n, 'ipc'), mdn(lookup, n, 'hash')
     target('lookup N=%d: IP_COOKIE at most 1/3 of HASH' % n,
            i > 0 and 3 * i <= h, 'ipc %.2f, hash %.2f %s (%.2fx)' %
            (i, h, U, h / i if i > 0 else float('nan')))
-    rh = lookup[n].get('rhash', {}).get('median', float('nan'))
+    rh = mdn(lookup, n, 'rhash')
     if rh == rh:
         target('lookup N=%d: IP_COOKIE at most 1/3 of RHASH (issue 45)' % n,
                i > 0 and 3 * i <= rh, 'ipc %.2f, rhash %.2f %s (%.2fx)' %
                (i, rh, U, rh / i if i > 0 else float('nan')))
 
 
-def fm(p, v):
-    return fmulti.get(p, {}).get(v, {}).get('median', float('nan'))
-
-
-def fm_empty(p):
-    e = fmulti.get(p, {}).get('empty', {})
-    return 1000.0 / e['mops'] if e.get('mops') else float('nan')
-
-
-def pct_of_empty(eh, d):
-    return 100.0 * eh / (eh + d)
-
-
-for p in sorted(fmulti, key=lambda x: (x == 0, x)):
-    eh = fm_empty(p)
-    c = fm(p, 'cookie')
-    best = min((x for x in (fm(p, 'ipc'), fm(p, 'kfunc')) if x == x), default=float('nan'))
+for p in by_n(fmulti):
+    eh = empty_ns(fmulti, p)
+    c = mdn(fmulti, p, 'cookie')
+    best = best_of(mdn(fmulti, p, 'ipc'), mdn(fmulti, p, 'kfunc'))
     if c == c and best == best:
         pc, pb = pct_of_empty(eh, c), pct_of_empty(eh, best)
         target('fentry.multi N=%s: IP_COOKIE within 10 points of the multi-link cookie (issue 45)' % (p or 'all'),
                pc - pb <= 10, 'best of ipc/kfunc %.1f%% vs cookie %.1f%% of empty '
                '(%+.2f vs %+.2f %s over empty %.2f)' % (pb, pc, best, c, U, eh))
-    wa, wi = fm(p, 'wide_array'), fm(p, 'wide_ipc')
+    wa, wi = mdn(fmulti, p, 'wide_array'), mdn(fmulti, p, 'wide_ipc')
     if wa == wa and wi == wi:
         target('fentry.multi N=%s, 64 B of data: IP_COOKIE at or below cookie->ARRAY (issue 45)' % (p or 'all'),
                wi <= wa, 'ipc %+.2f vs cookie->ARRAY %+.2f %s' % (wi, wa, U))
@@ -421,16 +415,8 @@ MAPS = {'ipc': 'IP_COOKIE', 'hash': 'HASH prealloc', 'hash-nopre': 'HASH no-prea
 MEMK = ('ipc', 'hash', 'hash-nopre', 'rhash')
 
 
-def nstr(p):
-    return 'all (%s)' % env.get('attachable', '?') if p == 0 else str(p)
-
-
-def fstr(p):
-    return 'all (%s)' % env.get('fmulti_attachable', '?') if p == 0 else str(p)
-
-
 def cell(s):
-    if not s or s.get('median') is None:
+    if not s:
         return '-'
     c = '%.2f' % s['median']
     if s['n'] > 1:
@@ -438,6 +424,41 @@ def cell(s):
     if len(s.get('boots', [])) > 1:
         c += ' (boots %s)' % ' / '.join('%.1f' % x for x in s['boots'])
     return c
+
+
+def pcts(fam, p, vs):
+    """each variant's rate as a share of the empty program's"""
+    eh = empty_ns(fam, p)
+    return ' | '.join('%.1f%%' % pct_of_empty(eh, fam[p][v]['median'])
+                      if v in fam[p] else '-' for v in vs)
+
+
+def hot_table(fam, vs, section, attachable):
+    """per N: the empty program, each variant over it, and the empty
+    program's runs per trigger call beyond the trigger's own"""
+    fires = {}
+    for (s, v, p, r, m, x) in rows:
+        if s == section and m == 'fires_per_hit' and v == 'empty':
+            fires.setdefault(p, []).append(x - 1)
+    md.append('| N | empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in vs) +
+              ' | other fires per hit |')
+    md.append('|---|---|' + '---|' * len(vs) + '---|')
+    for p in by_n(fam):
+        md.append('| %s | %.2f (%.3f M/s) | ' % (
+            'all (%s)' % env.get(attachable, '?') if p == 0 else str(p), empty_ns(fam, p),
+            fam[p].get('empty', {}).get('mops', float('nan'))) +
+            ' | '.join(cell(fam[p].get(v)) for v in vs) +
+            ' | %.3f |' % med(fires.get(p, [])))
+
+
+def n1_table(fam, vs, names):
+    """N = 1: the empty program, each variant over it and as % of it"""
+    md.append('| empty %s/hit | ' % UNIT + ' | '.join(names[v] for v in vs) + ' |')
+    md.append('|---|' + '---|' * len(vs))
+    if 1 in fam:
+        md.append('| %.2f | ' % empty_ns(fam, 1) +
+                  ' | '.join(cell(fam[1].get(v)) for v in vs) + ' |')
+        md.append('| % of empty | ' + pcts(fam, 1, vs) + ' |')
 
 
 vul = sorted(set(v.split('=', 1)[1] for v in vuln)) if vuln else ['(none reported)']
@@ -479,19 +500,7 @@ if fails:
 md.append('')
 
 md.append('## kprobe.multi: %s per trigger over the empty program\n' % UNIT)
-md.append('| N | empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in KM) +
-          ' | other fires per hit |')
-md.append('|---|---|' + '---|' * len(KM) + '---|')
-fires = {}
-for (s, v, p, r, m, x) in rows:
-    if s == 'ipc-kmulti' and m == 'fires_per_hit' and v == 'empty':
-        fires.setdefault(p, []).append(x - 1)
-for p in sorted(kmulti, key=lambda x: (x == 0, x)):
-    e = kmulti[p].get('empty', {})
-    md.append('| %s | %.2f (%.3f M/s) | ' % (nstr(p), 1000.0 / e['mops'] if e.get('mops') else float('nan'),
-                                         e.get('mops', float('nan'))) +
-              ' | '.join(cell(kmulti[p].get(v)) for v in KM) +
-              ' | %.3f |' % med(fires.get(p, [])))
+hot_table(kmulti, KM, 'ipc-kmulti', 'attachable')
 md.append('\n"other fires per hit": runs of the program for attached functions '
           'other than the trigger, per trigger call (same for every variant; '
           'they are included in the delta-ns).\n')
@@ -500,19 +509,9 @@ md.append('## fentry (N = 1): %s per trigger over the empty program\n' % UNIT)
 FV_ALL = ['funcip', 'cookie', 'cookie_array', 'hash', 'rhash', 'rhash_nofix', 'ipc', 'kfunc',
           'wide_array', 'wide_ipc']
 FV = [v for v in FV_ALL if 1 in fentry and v in fentry[1]]
-md.append('| empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FV) + ' |')
-md.append('|---|' + '---|' * len(FV))
-if 1 in fentry:
-    e = fentry[1].get('empty', {})
-    eh = 1000.0 / e['mops'] if e.get('mops') else float('nan')
-    md.append('| %.2f | ' % eh +
-              ' | '.join(cell(fentry[1].get(v)) for v in FV) + ' |')
-    # The convention of the upstream fentry-multi and fprobe threads: a
-    # variant's rate as a share of the empty program's.
-    md.append('| % of empty | ' + ' | '.join(
-        '%.1f%%' % (100.0 * eh / (eh + fentry[1][v]['median']))
-        if fentry[1].get(v) and fentry[1][v].get('median') is not None else '-'
-        for v in FV) + ' |')
+# "% of empty", the convention of the upstream fentry-multi and fprobe
+# threads: a variant's rate as a share of the empty program's.
+n1_table(fentry, FV, NAMES)
 md.append('')
 md.append('"%% of empty": the empty program\'s %s per trigger over the '
           'variant\'s (empty + delta), i.e. its rate as a share of the empty '
@@ -527,28 +526,14 @@ if fmulti:
               '(the trigger among them), function i with multi-link cookie i + 1; '
               'N = all: every function with BTF, an ftrace site and a unique name '
               '(%s).\n' % env.get('fmulti_attachable', '?'))
-    md.append('| N | empty %s/hit | ' % UNIT + ' | '.join(NAMES[v] for v in FMV) +
-              ' | other fires per hit |')
-    md.append('|---|---|' + '---|' * len(FMV) + '---|')
-    ffires = {}
-    for (s_, v, p, r, m, x) in rows:
-        if s_ == 'ipc-fmulti' and m == 'fires_per_hit' and v == 'empty':
-            ffires.setdefault(p, []).append(x - 1)
-    for p in sorted(fmulti, key=lambda x: (x == 0, x)):
-        e = fmulti[p].get('empty', {})
-        md.append('| %s | %.2f (%.3f M/s) | ' % (fstr(p), fm_empty(p), e.get('mops', float('nan'))) +
-                  ' | '.join(cell(fmulti[p].get(v)) for v in FMV) +
-                  ' | %.3f |' % med(ffires.get(p, [])))
+    hot_table(fmulti, FMV, 'ipc-fmulti', 'fmulti_attachable')
     md.append('')
     md.append('## fentry.multi: % of the empty program\n')
     md.append('| N | ' + ' | '.join(NAMES[v] for v in FMV) + ' |')
     md.append('|---|' + '---|' * len(FMV))
-    for p in sorted(fmulti, key=lambda x: (x == 0, x)):
-        eh = fm_empty(p)
-        md.append('| %s | ' % fstr(p) + ' | '.join(
-            '%.1f%%' % pct_of_empty(eh, fmulti[p][v]['median'])
-            if fmulti[p].get(v) and fmulti[p][v].get('median') is not None else '-'
-            for v in FMV) + ' |')
+    for p in by_n(fmulti):
+        md.append('| %s | ' % ('all (%s)' % env.get('fmulti_attachable', '?') if p == 0 else p) +
+                  pcts(fmulti, p, FMV) + ' |')
     md.append('\n"%% of empty": the empty program\'s %s per trigger over the '
               'variant\'s (empty + delta), its rate as a share of the empty '
               'program\'s, as the upstream fentry-multi threads report it. '
@@ -562,13 +547,7 @@ if 1 in umulti:
     UN = {'cookie': 'cookie', 'cookie_array': 'cookie->ARRAY', 'offset': 'offset only (no lookup)',
           'offset_link': 'offset + link ID only (no lookup)',
           'ipc': 'offset->IP_COOKIE (kfunc)', 'ipc_link': '{offset,link}->IP_COOKIE'}
-    md.append('| empty %s/hit | ' % UNIT + ' | '.join(UN[v] for v in UV) + ' |')
-    md.append('|---|' + '---|' * len(UV))
-    e = umulti[1].get('empty', {})
-    eh = 1000.0 / e['mops'] if e.get('mops') else float('nan')
-    md.append('| %.2f | ' % eh + ' | '.join(cell(umulti[1].get(v)) for v in UV) + ' |')
-    md.append('| % of empty | ' + ' | '.join(
-        '%.1f%%' % (100.0 * eh / (eh + umulti[1][v]['median'])) for v in UV) + ' |')
+    n1_table(umulti, UV, UN)
     md.append('\nThe producer calls ipc_uprobe_target() of the bench binary; the '
               'empty program\'s figure holds the uprobe trap and return. '
               '"offset": bpf_get_uprobe_offset(), looked up with '
@@ -584,10 +563,7 @@ md.append('| entries | IP_COOKIE | HASH | RHASH | ' +
           (' RHASH (7.3 hash) / IP_COOKIE |' if LNF else ''))
 md.append('|---|---|---|---|---|---|---|' + ('---|---|' if LNF else ''))
 for n in sorted(lookup):
-    i = lookup[n].get('ipc', {}).get('median', float('nan'))
-    h = lookup[n].get('hash', {}).get('median', float('nan'))
-    rh = lookup[n].get('rhash', {}).get('median', float('nan'))
-    rn = lookup[n].get('rhash_nofix', {}).get('median', float('nan'))
+    i, h, rh, rn = (mdn(lookup, n, v) for v in ('ipc', 'hash', 'rhash', 'rhash_nofix'))
     md.append('| %d | %s | %s | %s | %s%s | %.2fx | %.2fx |%s' % (
         n, cell(lookup[n].get('ipc')), cell(lookup[n].get('hash')),
         cell(lookup[n].get('rhash')),

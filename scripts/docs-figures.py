@@ -76,6 +76,7 @@ errors = []
 
 
 def err(where, msg):
+    """A finding; None, which a lookup that fails returns."""
     errors.append('%s: %s' % (where, msg))
 
 
@@ -104,8 +105,7 @@ def table(spec, where):
     path, _, heading = spec.partition('#')
     text = source_text(path)
     if text is None:
-        err(where, 'source %s does not exist' % path)
-        return None
+        return err(where, 'source %s does not exist' % path)
     lines = text.split('\n')
     start = None
     for i, line in enumerate(lines):
@@ -113,8 +113,7 @@ def table(spec, where):
             start = i
             break
     if start is None:
-        err(where, '%s has no heading "%s"' % (path, heading))
-        return None
+        return err(where, '%s has no heading "%s"' % (path, heading))
     tab = []
     for line in lines[start + 1:]:
         if line.startswith('#'):
@@ -124,13 +123,11 @@ def table(spec, where):
         elif tab:
             break
     if len(tab) < 2:
-        err(where, '%s#%s has no table' % (path, heading))
-        return None
+        return err(where, '%s#%s has no table' % (path, heading))
     split = [[c.strip() for c in row.strip().strip('|').split('|')] for row in tab]
     header, rows = split[0], [r for r in split[2:]]
     if not rows:
-        err(where, '%s#%s: the table is empty in its source (no rows)' % (path, heading))
-        return None
+        return err(where, '%s#%s: the table is empty in its source (no rows)' % (path, heading))
     return header, rows, provenance(path, text)
 
 
@@ -177,8 +174,7 @@ def render(marker, where):
         return None
     header, rows, prov = t
     if not prov['commit'] or not prov['method']:
-        err(where, '%s names no commit or no method in its header' % prov['path'])
-        return None
+        return err(where, '%s names no commit or no method in its header' % prov['path'])
     if 'round' in opts:
         k = int(opts['round'])
 
@@ -191,8 +187,7 @@ def render(marker, where):
         idx = []
         for c in want:
             if c not in header:
-                err(where, '%s has no column "%s"' % (spec, c))
-                return None
+                return err(where, '%s has no column "%s"' % (spec, c))
             idx.append(header.index(c))
         header = [header[i] for i in idx]
         rows = [[r[i] for i in idx] for r in rows]
@@ -205,8 +200,7 @@ def render(marker, where):
         sel = []
         for k in opts['rows'].split('|'):
             if k not in by:
-                err(where, '%s has no row "%s"' % (spec, k))
-                return None
+                return err(where, '%s has no row "%s"' % (spec, k))
             sel.append(by[k])
         rows = sel
     if 'header' in opts:
@@ -227,14 +221,12 @@ def lookup(marker, where):
         # A raw file: the first line holding line=TEXT, its field=NAME.
         text = source_text(spec)
         if text is None:
-            err(where, 'source %s does not exist' % spec)
-            return None
+            return err(where, 'source %s does not exist' % spec)
         line = next((x for x in text.split('\n') if opts.get('line', '\0') in x), None)
         m = re.search(r'\b%s=([-0-9.]+)' % re.escape(opts.get('field', '')), line or '')
         if not m:
-            err(where, '%s: no line with "%s" and %s=' %
-                (spec, opts.get('line'), opts.get('field')))
-            return None
+            return err(where, '%s: no line with "%s" and %s=' %
+                       (spec, opts.get('line'), opts.get('field')))
         return Decimal(m.group(1))
     t = table(spec, where)
     if t is None:
@@ -243,8 +235,7 @@ def lookup(marker, where):
     col = opts.get('col')
     hdr = [clean(h) for h in header]
     if col not in hdr:
-        err(where, '%s has no column "%s"' % (spec, col))
-        return None
+        return err(where, '%s has no column "%s"' % (spec, col))
     ci = hdr.index(col)
     def cell(c):
         if 'spread' not in opts:
@@ -256,8 +247,7 @@ def lookup(marker, where):
         vals = [cell(r[ci]) for r in rows if ci < len(r)]
         vals = [v for v in vals if v is not None]
         if not vals:
-            err(where, '%s: column "%s" has no numbers' % (spec, col))
-            return None
+            return err(where, '%s: column "%s" has no numbers' % (spec, col))
         return min(vals) if opts['agg'] == 'min' else max(vals)
     key = opts.get('row', '')
     if key.startswith('#'):
@@ -265,22 +255,18 @@ def lookup(marker, where):
     else:
         row = next((r for r in rows if clean(r[0]) == key), None)
     if row is None:
-        err(where, '%s has no row "%s"' % (spec, key))
-        return None
+        return err(where, '%s has no row "%s"' % (spec, key))
     v = cell(row[ci])
     if v is None:
-        err(where, '%s row "%s" col "%s": "%s" is not a number' % (spec, key, col, row[ci]))
-        return None
+        return err(where, '%s row "%s" col "%s": "%s" is not a number' % (spec, key, col, row[ci]))
     for op in ('minus', 'div', 'pct'):
         if op not in opts:
             continue
         if opts[op] not in hdr:
-            err(where, '%s has no column "%s"' % (spec, opts[op]))
-            return None
+            return err(where, '%s has no column "%s"' % (spec, opts[op]))
         w = first_number(row[hdr.index(opts[op])])
         if w is None:
-            err(where, '%s row "%s" col "%s" is not a number' % (spec, key, opts[op]))
-            return None
+            return err(where, '%s row "%s" col "%s" is not a number' % (spec, key, opts[op]))
         v = v - w if op == 'minus' else v / w if op == 'div' else 100 * w / (w + v)
     return -v if 'neg' in opts else v
 

@@ -37,15 +37,18 @@ def med(xs):
     return statistics.median(xs) if xs else float('nan')
 
 
-def delta(k, bench, base, p):
-    """Per-round differences to the baseline of the same round."""
+def delta(k, bench, p):
+    """Per-round differences to the baseline of the same round: the loop
+    without a lookup, or the family's empty program."""
+    base = ('ipc-lookup-none' if bench.startswith('ipc-lookup-')
+            else bench.rsplit('-', 1)[0] + '-empty')
     a = samples[k].get((bench, p), [])
     z = samples[k].get((base, p), [])
     return [x - y for x, y in zip(a, z)]
 
 
-def row(label, bench, base, p):
-    d = {k: med(delta(k, bench, base, p)) for k in samples}
+def row(label, bench, p):
+    d = {k: med(delta(k, bench, p)) for k in samples}
     ratio = d['call'] / d['inline'] if d['inline'] > 0 else float('nan')
     return '| %s | %s | %.2f | %.2f | %.2fx |' % (label, p, d['inline'],
                                                    d['call'], ratio)
@@ -64,6 +67,12 @@ if mode == 'funcip':
             'turn, %s each, running the same benchmarks '
             '(`SET=funcip`). Raw: `raw-funcip.txt`.\n' % nboots]
     cols = ('with funcip ' + unit, 'without ' + unit, 'without / with')
+    # (sizes, rows): each size's rows in turn
+    rows = [((1, 1000), [('kprobe.multi, bpf_get_func_ip()', 'ipc-kmulti-funcip'),
+                         ('kprobe.multi, ip -> IP_COOKIE', 'ipc-kmulti-ipc'),
+                         ('kprobe.multi, cookie (*control*)', 'ipc-kmulti-cookie')]),
+            ((1,), [('fentry, bpf_get_func_ip() (inlined upstream: *control*)',
+                     'ipc-fentry-funcip')])]
 else:
     head = ['# IP_COOKIE: inlined lookup (map_gen_lookup) against a direct '
             'call\n',
@@ -75,6 +84,18 @@ else:
             'running the same benchmarks (`SET=gen_lookup`). Raw: '
             '`raw-gen-lookup.txt`.\n' % nboots]
     cols = ('inlined ' + unit, 'direct call ' + unit, 'call / inlined')
+    rows = [((1, 1000, 100000), [('lookup micro-benchmark, IP_COOKIE', 'ipc-lookup-ipc'),
+                                 ('lookup micro-benchmark, HASH (*control*)',
+                                  'ipc-lookup-hash')]),
+            # ipc_link inlined since 5ef54f2 where no Spectre v1 clamp is
+            # needed (before, a control); the variant kernel calls it
+            # either way.
+            ((1, 1000), [('kprobe.multi, ip -> IP_COOKIE', 'ipc-kmulti-ipc'),
+                         ('kprobe.multi, {ip, link} -> IP_COOKIE (16-byte key)',
+                          'ipc-kmulti-ipc_link'),
+                         ('kprobe.multi, cookie (*control*)', 'ipc-kmulti-cookie')]),
+            ((1,), [('fentry, ip -> IP_COOKIE', 'ipc-fentry-ipc'),
+                    ('fentry, cookie (*control*)', 'ipc-fentry-cookie')])]
 out = head + [
        '- Accelerator: **%s**%s; git %s.' % (
            accel.upper(), ' (pure emulation: compare ratios, not absolute '
@@ -88,34 +109,7 @@ out = head + [
        % unit,
        '| what | N | %s | %s | %s |' % cols,
        '|---|---|---|---|---|']
-if mode == 'funcip':
-    for p in (1, 1000):
-        out.append(row('kprobe.multi, bpf_get_func_ip()', 'ipc-kmulti-funcip',
-                       'ipc-kmulti-empty', p))
-        out.append(row('kprobe.multi, ip -> IP_COOKIE', 'ipc-kmulti-ipc',
-                       'ipc-kmulti-empty', p))
-        out.append(row('kprobe.multi, cookie (*control*)', 'ipc-kmulti-cookie',
-                       'ipc-kmulti-empty', p))
-    out.append(row('fentry, bpf_get_func_ip() (inlined upstream: *control*)',
-                   'ipc-fentry-funcip', 'ipc-fentry-empty', 1))
-    print('\n'.join(out))
-    sys.exit(0)
-for p in (1, 1000, 100000):
-    out.append(row('lookup micro-benchmark, IP_COOKIE', 'ipc-lookup-ipc',
-                   'ipc-lookup-none', p))
-    out.append(row('lookup micro-benchmark, HASH (*control*)',
-                   'ipc-lookup-hash', 'ipc-lookup-none', p))
-for p in (1, 1000):
-    out.append(row('kprobe.multi, ip -> IP_COOKIE', 'ipc-kmulti-ipc',
-                   'ipc-kmulti-empty', p))
-    # Inlined since 5ef54f2 where no Spectre v1 clamp is needed (before,
-    # a control); the variant kernel calls it either way.
-    out.append(row('kprobe.multi, {ip, link} -> IP_COOKIE (16-byte key)',
-                   'ipc-kmulti-ipc_link', 'ipc-kmulti-empty', p))
-    out.append(row('kprobe.multi, cookie (*control*)', 'ipc-kmulti-cookie',
-                   'ipc-kmulti-empty', p))
-out.append(row('fentry, ip -> IP_COOKIE', 'ipc-fentry-ipc',
-               'ipc-fentry-empty', 1))
-out.append(row('fentry, cookie (*control*)', 'ipc-fentry-cookie',
-               'ipc-fentry-empty', 1))
+for sizes, what in rows:
+    for p in sizes:
+        out += [row(label, bench, p) for label, bench in what]
 print('\n'.join(out))

@@ -181,15 +181,11 @@ es = by_num(lk)
 out.append('Lookups from bpf_loop() over shuffled kernel text addresses, '
            '%s per lookup:' % UNIT)
 out.append('')
-rows = [['IP_COOKIE'] + [num(med(lk, e, 'ipc'), '%.1f') for e in es],
-        ['HASH'] + [num(med(lk, e, 'hash'), '%.1f') for e in es]]
-if any(med(lk, e, 'rhash') is not None for e in es):
-    rows.append(['RHASH'] + [num(med(lk, e, 'rhash'), '%.1f') for e in es])
-ratio = []
-for e in es:
-    a, b = med(lk, e, 'ipc'), med(lk, e, 'hash')
-    ratio.append('%.1fx' % (b / a) if a and b else '-')
-rows.append(['HASH / IP_COOKIE'] + ratio)
+rows = [[lbl] + [num(med(lk, e, v), '%.1f') for e in es]
+        for v, lbl in (('ipc', 'IP_COOKIE'), ('hash', 'HASH'), ('rhash', 'RHASH'))
+        if v != 'rhash' or any(med(lk, e, v) is not None for e in es)]
+ratio = [(med(lk, e, 'ipc'), med(lk, e, 'hash')) for e in es]
+rows.append(['HASH / IP_COOKIE'] + ['%.1fx' % (b / a) if a and b else '-' for a, b in ratio])
 out += table(['entries'] + [nlabel(e) for e in es], rows)
 out.append('')
 
@@ -203,11 +199,7 @@ out.append('')
 
 def mcell(e, m):
     d = mem[e].get(m)
-    if not d:
-        return '-'
-    if m == 'kmulti-cookies':
-        return '%.0f / none' % d['memlock_per_entry']  # older summaries
-    return '%.1f / %.1f' % (d['memlock_per_entry'], d['memcg_per_entry'])
+    return '%.1f / %.1f' % (d['memlock_per_entry'], d['memcg_per_entry']) if d else '-'
 
 
 mk = [k for k in ('ipc', 'hash', 'hash-nopre', 'rhash')

@@ -163,33 +163,21 @@ def summary(log, vm_status, arch=None, limits_file=None):
     return 0
 
 
-def counts(top):
-    ok = sum(1 for v in top.values() if v == 'OK')
-    part = sum(1 for v in top.values() if v == 'OK+SKIP')
-    fail = sum(1 for v in top.values() if v == 'FAIL')
-    skip = sum(1 for v in top.values() if v == 'SKIP')
-    return ok, part, fail, skip
-
-
 def compare(pristine, patched):
     pri, pat = parse(pristine), parse(patched)
-    out = []
-    out.append('| runner | pristine base | with the series |')
-    out.append('|---|---|---|')
-    for r in (pri, pat):
-        r['c'] = counts(r['top'])
-    fmt = '{} OK, {} OK with skipped subtests, {} FAIL, {} SKIP'
-    out.append('| test_progs (tests) | %s | %s |' % (fmt.format(*pri['c']),
-                                                   fmt.format(*pat['c'])))
-    out.append('| test_progs (its summary line) | %s | %s |' % (
-        pri['tp_sum'] and '%d/%d passed, %d skipped, %d failed' % pri['tp_sum'],
-        pat['tp_sum'] and '%d/%d passed, %d skipped, %d failed' % pat['tp_sum']))
-    out.append('| test_verifier | %s | %s |' % (
-        pri['v_sum'] and '%d passed, %d skipped, %d failed' % pri['v_sum'],
-        pat['v_sum'] and '%d passed, %d skipped, %d failed' % pat['v_sum']))
-    out.append('| test_maps | %s | %s |' % (pri['maps'], pat['maps']))
-    out.append('| exit status (test_progs, test_verifier, test_maps; VM) | %s; %s | %s; %s |' % (
-        pri['rc'], pri['exit'], pat['rc'], pat['exit']))
+    out = ['| runner | pristine base | with the series |', '|---|---|---|']
+    fmt = '%d OK, %d OK with skipped subtests, %d FAIL, %d SKIP'
+    for what, res in (
+            ('test_progs (tests)', lambda r: fmt % tuple(
+                sum(1 for v in r['top'].values() if v == w)
+                for w in ('OK', 'OK+SKIP', 'FAIL', 'SKIP'))),
+            ('test_progs (its summary line)',
+             lambda r: r['tp_sum'] and '%d/%d passed, %d skipped, %d failed' % r['tp_sum']),
+            ('test_verifier', lambda r: r['v_sum'] and '%d passed, %d skipped, %d failed' % r['v_sum']),
+            ('test_maps', lambda r: r['maps']),
+            ('exit status (test_progs, test_verifier, test_maps; VM)',
+             lambda r: '%s; %s' % (r['rc'], r['exit']))):
+        out.append('| %s | %s | %s |' % (what, res(pri), res(pat)))
     out.append('')
 
     own = re.compile(r'^ip_cookie')
