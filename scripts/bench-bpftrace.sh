@@ -7,47 +7,18 @@
 # the link's cookies (=cookie); and stock 0.17's one program and one
 # perf-event kprobe per function (=expand) where it fits under 512.
 #
-# Method: one boot of the base kernel under QEMU -icount (VM_ACCEL=icount:
-# guest time advances one ns per instruction, so the guest's clock counts
-# instructions, the same on any host; see scripts/vm-run.sh). In the guest,
-# for each rep, a baseline without bpftrace, then for each pattern and mode:
-#   1. start bpftrace, wait for __BPFTRACE_NOTIFY_PROBES_ATTACHED on its
-#      stderr; count the attached functions (enabled_functions; bpftool's
-#      func_cnt, missed and recursion_misses when bpftool is there);
-#   2. snapshot s0 of its counts (SIGUSR1 makes 0.17 print its maps;
-#      taken once the output grew and bpftrace is back in epoll_wait);
-#      run bt-trigger (scripts/bt-trigger.c: getppid() through syscall(2)
-#      in a loop timed by CLOCK_MONOTONIC) for ITERS iterations, snapshot
-#      s1, bt-trigger for 2 x ITERS, snapshot s2; then SIGTERM.
-# Each interval s0-s1, s1-s2 holds the same fixed work (starting the
-# trigger, the signal, the print, the 0.5 s wait), so the second minus the
-# first is what ITERS more loop iterations did:
-#   instructions per iteration = (ns(2 ITERS) - ns(ITERS)) / ITERS
-#   hits per iteration, for each function f = (d2(f) - d1(f)) / ITERS
-# where d1, d2 are f's count increments over the two intervals. Functions
-# at 0.5 hits per iteration or more are the loop's path ("loop hits", an
-# integer in practice); the rest ("other hits") is what runs in proportion
-# to time: the timer tick on both vCPUs (HZ_PERIODIC), bpftrace waking
-# every 100 ms. The clock also counts the other vCPU (both share one
-# instruction counter), so those hits cost instructions the loop's time
-# includes:
-#   per hit = (traced - baseline instructions per iteration)
-#             / (loop + other hits per iteration)
-# (the report shows the figure over loop hits only, too). A hit's cost
-# includes what the program's own calls into traced functions cost
-# (probe entries blocked because a BPF program runs already: the programs'
-# recursion_misses, read from /proc/PID/fdinfo at each snapshot, per
-# hit the same way), which matters for the pattern of every function.
-# Checks (warnings in the raw output and the report, not failures): the
-# traced syscall's count rises by exactly ITERS and 2 x ITERS; bpftrace
-# exits 0 and reports no hit without a probe ID.
-#
-# The patterns: the hot function is __do_sys_getppid (__x64_sys_getppid
-# is its alias, so available_filter_functions and bpftrace's wildcards
-# name only __do_sys_getppid), in every set, each set ONE wildcard so that
-# every mode has one kprobe_multi link, as at N = all (several wildcards
-# are several links of the program). The 7.3 base kernel lists 24,036
-# traceable functions (docs/results/bpftrace-icount.md).
+# Method: one boot of the base kernel under QEMU -icount (VM_ACCEL=icount,
+# scripts/vm-run.sh); per rep a baseline without bpftrace, then each
+# pattern and mode: bpftrace started, bt-trigger (scripts/bt-trigger.c)
+# run for ITERS and 2 x ITERS iterations with bpftrace's counts
+# snapshotted by SIGUSR1 around the runs, so that the fixed work cancels.
+# The report (report() below) writes the method, the per-hit formula and
+# the "loop" and "other" hits out in full at the top of
+# docs/results/bpftrace-icount.md. Checks (warnings in the raw output and
+# the report, not failures): the traced syscall's count rises by exactly
+# ITERS and 2 x ITERS; bpftrace exits 0 and reports no hit without a
+# probe ID. Every pattern is one wildcard (one kprobe_multi link per map
+# and cookie row) that holds the loop's __do_sys_getppid.
 #
 #   scripts/bench-bpftrace.sh              measure (about 13 min of VM
 #                                          with the defaults)

@@ -9,33 +9,18 @@
 #   -F (fentry/fexit): ip_to_id as the ip_cookie map or as HASH, at
 #      N = 1 and 100.
 #
-# Method: one boot of the base kernel under QEMU -icount (VM_ACCEL=icount:
-# guest time advances one ns per instruction executed, so the guest's
-# clock counts instructions, the same on any host; scripts/vm-run.sh).
-# The workload is bt-trigger (scripts/bt-trigger.c): getppid() through
-# syscall(2) in a loop, timed by CLOCK_MONOTONIC. retsnoop traces the
-# syscall's function (-e) and N - 1 functions that the workload does not
-# call (-a @FILE). Those are taken, in available_filter_functions order,
-# from the functions ftrace's function tracer did not see during a
-# calibration run before any measurement (retsnoop on the loop's
-# function, the trigger, one idle second); a name listed twice is left
-# out.
-# For each rep: a baseline without retsnoop, then every row, one retsnoop
-# start each:
-#   1. start retsnoop, wait for "Receiving data..." (attach time);
-#   2. bt-trigger ITERS, then 2 x ITERS: instructions per iteration =
-#      (ns(2 ITERS) - ns(ITERS)) / ITERS, so the fixed work of a run
-#      (exec, exit) cancels;
-#   3. with kernel.bpf_stats_enabled, bt-trigger ITERS again: the BPF
-#      program runs per iteration (run_cnt of the programs retsnoop holds,
-#      from /proc/PID/fdinfo), to show that the loop's traced call is all
-#      that ran them (2 per iteration: entry and exit);
-#   4. SIGINT, wait for the exit (detach time).
-# Per traced call = instructions per iteration - the baseline's. retsnoop
-# emits nothing for these calls: getppid() does not fail.
-# Checks (warnings in the raw output and the report, not failures): the
-# trace buffer holds no UNRECOGNIZED line, retsnoop exits 0 and says
-# whether it uses the map as the row asks.
+# Method: one boot of the base kernel under QEMU -icount (VM_ACCEL=icount,
+# scripts/vm-run.sh). retsnoop traces the loop's syscall function (-e)
+# and N - 1 functions the workload does not call (-a @FILE; picked by a
+# calibration run of ftrace's function tracer before any measurement);
+# per rep a baseline without retsnoop, then each row: bt-trigger
+# (scripts/bt-trigger.c) for ITERS and 2 x ITERS iterations, so that the
+# fixed work cancels, then ITERS more with kernel.bpf_stats_enabled for
+# the programs' run counts; attach and detach timed on the guest clock.
+# The report (report() below) writes the method out in full at the top
+# of docs/results/retsnoop-icount.md. Checks (warnings in the raw output
+# and the report, not failures): the trace buffer holds no UNRECOGNIZED
+# line, retsnoop exits 0 and says whether it uses the map as the row asks.
 #
 #   scripts/bench-retsnoop.sh              build what is missing, measure,
 #                                          write docs/results/retsnoop-icount.md

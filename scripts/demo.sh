@@ -3,24 +3,8 @@
 # make demo: our sample tools next to the real bpftrace (Debian 12's 0.17),
 # in one boot of the base kernel, on the same deterministic workloads.
 #
-# Why: bpftrace cannot serve '@[probe]' from one multi-attached program.
-# Any use of the 'probe' builtin makes it expand a wildcard into one BPF
-# program per function (0.17's BPFtrace::add_probe() takes the kprobe_multi
-# path only when the probe needs no expansion), capped by its limits
-# (BPFTRACE_MAX_BPF_PROGS, checked at code generation, and
-# BPFTRACE_MAX_PROBES, checked before attaching; 512 each).
-# ipcookie_funccount (tools-extra/ipcookie) keys its counters by
-# bpf_get_func_ip() in a BPF_MAP_TYPE_IP_COOKIE map and needs one
-# kprobe.multi program whatever the number of functions.
-#
-# 'func' is not 'probe': 'kprobe:vfs_* { @[func] = count(); }' needs no
-# expansion, so 0.17 makes one kprobe_multi program that keys its counts
-# by the function's address and names it only when it prints. That is the
-# first row a reviewer asks for. What 'probe' gives that 'func' does not:
-# the probe's string inside the program (to compare, print or build keys
-# with) and its "kprobe:" or "kretprobe:" prefix (one map for both sides
-# of a function); part a also shows what 0.17's 'func' gives in a
-# kretprobe.
+# Why these rows, and what '@[probe]' gives that '@[func]' does not:
+# docs/tools.md ("`@[func]`: the row to compare with first").
 #
 # What runs in the guest (each tool alone, the workload started only once
 # the tool says it is attached):
