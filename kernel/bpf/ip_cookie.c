@@ -7,69 +7,52 @@
  *
  * Contexts and locks.  Programs only look entries up (the verifier refuses
  * the other map helpers), from any context, NMI included, under
- * rcu_read_lock() or rcu_read_lock_trace(); lookups take no lock and store
+ * rcu_read_lock() or rcu_read_lock_trace(), taking no lock and storing
  * nothing.  Every change holds ic->lock, in sleepable process context: the
- * syscall's update and delete (called without rcu_read_lock(), also from
- * the generic batch ops and from bpf_sys_bpf()) and the module notifier's
- * purge.  ip_cookie_maps_lock, which guards the list of maps, is never held
- * with an ic->lock.  No grace period is waited for with either held: a
- * syscall program can block on ic->lock inside its rcu_read_lock_trace()
- * section.
+ * syscall's update and delete (also from the generic batch ops and from
+ * bpf_sys_bpf(), without rcu_read_lock()) and the module purge.  No grace
+ * period is waited for under ic->lock or ip_cookie_maps_lock: a syscall
+ * program can block on ic->lock inside its rcu_read_lock_trace() section.
  *
  * Index.  ic->tbl is an open-addressed table of 16-byte {ip, elem} slots
- * with linear probing; elements hold the value (and, for 16-byte keys, the
- * link ID after it) and never move.  home(k) is the top log2(buckets) bits
- * of a multiply-shift hash with the table's odd multiplier (ip_cookie_hash()).
- * A table's header is written before it is published and never after.  The
- * inlined lookups read the header and the slots at fixed offsets.
+ * with linear probing from home(k), the top log2(buckets) bits of a
+ * multiply-shift hash (ip_cookie_hash()).  Elements hold the value (and
+ * for 16-byte keys the link ID after it) and never move.  Slots are EMPTY
+ * (ip 0), LIVE (ip and elem set) or DEAD (ip set, elem NULL, after a
+ * delete).  An insert into an EMPTY slot writes the element, then the ip,
+ * and a slot's ip never changes afterwards, so a reader that matched an ip
+ * gets NULL or an element of that ip, with no ordering between its loads.
+ * An 8-byte key is in at most one slot.  Key 0 is refused by the syscall
+ * and misses.  A table's header is written before it is published and
+ * never after.  The inlined lookups read it and the slots at fixed offsets.
  *
- * Slots are EMPTY (ip 0), LIVE (ip and elem set) or DEAD (ip set, elem
- * NULL, after a delete).  An insert into an EMPTY slot writes the element,
- * then the ip; a slot's ip never changes afterwards, and only a rebuild
- * drops DEAD slots.  So a reader that matched an ip can trust the element
- * it then loads, with no ordering between the loads: NULL or an element of
- * that ip.  An 8-byte key is in at most one slot: the first slot whose ip
- * matches answers a lookup.  Key 0 is refused by the syscall and misses.
- *
- * Probe bound.  tbl->probe is min(buckets, IP_COOKIE_MAX_PROBE); every key
- * sits within tbl->probe slots of its home with no EMPTY slot between, and
- * a tail of at least tbl->probe slots follows the last bucket: a probe
- * never wraps and looks at no more than tbl->probe slots.  A change that
- * would break this rebuilds the index: GOLDEN_RATIO_64 first, then random
- * odd multipliers (a pair of keys then shares a home with probability
- * about 2 / buckets, whatever keys user space chose), then twice the
- * buckets; with BPF_F_ZERO_SEED twice then four times the buckets.  If
- * nothing fits, -ENOSPC and nothing changes.
+ * Probe bound.  Every key sits within tbl->probe = min(buckets,
+ * IP_COOKIE_MAX_PROBE) slots of its home with no EMPTY slot between, and
+ * at least tbl->probe tail slots follow the last bucket: a probe never
+ * wraps.  A change that would break this rebuilds the index: with
+ * GOLDEN_RATIO_64, then random odd multipliers (two keys then share a home
+ * with probability about 2 / buckets, whatever user space chose), then
+ * twice the buckets; with BPF_F_ZERO_SEED twice, then four times the
+ * buckets.  If nothing fits, -ENOSPC and nothing changes.
  *
  * Resize.  Growing, shrinking, dropping DEAD slots and re-seeding are one
- * rebuild under ic->lock: fill an unpublished table with the LIVE slots,
- * publish it and defer the free of the old one.  Readers see either table,
- * both complete; elements are shared, so no program's write is lost.  An
- * insert past 80% load (LIVE + DEAD), or a delete or purge below 20%
- * live, rebuilds to at most 50%.  The first index has room for map_extra
- * entries below 80% (a size hint, as for RHASH).
+ * rebuild under ic->lock into an unpublished table that is then published;
+ * readers see either table, both complete, and the elements are shared, so
+ * no program's write is lost.  An insert past 80% load (LIVE + DEAD), or a
+ * delete or purge below 20% live, rebuilds to at most 50%.  The first
+ * index has room for map_extra entries below 80%.
  *
  * Freeing.  Replaced and deleted elements and old tables go on a deferred
- * free list, for which room is reserved before anything changes, so
- * -ENOMEM leaves the map as it was.  ic->reclaim hands the whole list to
- * call_rcu_tasks_trace() (which implies an RCU grace period), one list in
- * flight at a time, and a work item frees it.  map_free frees what is not
- * in flight; the last of map_free and an in-flight list frees the map
+ * free list whose room is reserved before anything changes, so -ENOMEM
+ * leaves the map as it was.  One list at a time is handed to
+ * call_rcu_tasks_trace() (which implies an RCU grace period) and freed by
+ * a work item; the last of map_free and that list frees the map
  * (ic->refs).  Tables, elements and list chunks are charged to the map's
- * memcg and fail with -ENOMEM at its limit; map_mem_usage() mirrors them.
- *
- * Modules.  A module notifier removes the entries in the text of a module
- * that goes away, and in its init text once that is freed, from every map
- * with LIVE slots in the module area (ic->nr_mod), frozen ones included,
- * one map at a time: each with a reference taken under ip_cookie_maps_lock
- * and purged in one pass under its ic->lock alone.  The purge cannot fail.
+ * memcg; map_mem_usage() mirrors them.
  *
  * Walk order.  get_next_key and the lookup batch walk keys in order of
- * (64-bit hash, link_id): a total order (for a link ID the hash is a
- * bijection of ip) that does not depend on the table size, so a walk
- * survives resizes as long as the multiplier stays.  Since a key sits at or
- * after its home with no EMPTY slot between, a scan from a key's home can
- * stop at the first EMPTY slot after a candidate.
+ * (64-bit hash, link_id), a total order that does not depend on the table
+ * size, so a walk survives resizes as long as the multiplier stays.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -101,9 +84,7 @@
  * probe random keys reach at 80% load in the biggest tables.
  */
 #define IP_COOKIE_MAX_PROBE		256
-/* Rebuilds that miss the probe bound try new multipliers, then more
- * buckets.
- */
+/* Rebuilds that miss the probe bound: new multipliers, then more buckets */
 #define IP_COOKIE_RESEEDS		3
 #define IP_COOKIE_REBUILD_TRIES		(2 * IP_COOKIE_RESEEDS)
 /* A lookup batch copies keys and values out in chunks of about this size. */
@@ -140,7 +121,6 @@ struct bpf_ip_cookie {
 	bool dfl_busy;		/* a taken list waits for its grace periods */
 	bool dying;		/* map_free has begun: start no list */
 	refcount_t refs;	/* map_free, and a list in flight: the last frees ic */
-	struct work_struct reclaim;	/* starts a list's grace periods */
 #ifdef CONFIG_MODULES
 	/* Under ip_cookie_maps_lock. */
 	struct list_head list;	/* in ip_cookie_maps */
@@ -186,7 +166,9 @@ static u64 ip_cookie_try_mul(const struct bpf_ip_cookie *ic, int try)
 	return get_random_u64() | 1;
 }
 
-/* Where an element keeps its link ID: after the value, 8-byte aligned. */
+/* An element is the value, first so that a lookup returns the element,
+ * then for 16-byte keys the link ID, 8-byte aligned.
+ */
 static u32 ip_cookie_link_off(u32 value_size)
 {
 	return round_up(value_size, 8);
@@ -218,14 +200,10 @@ static u32 ip_cookie_fit_buckets(u32 nr)
 	return buckets;
 }
 
-static size_t ip_cookie_table_size(u32 len)
-{
-	return struct_size_t(struct ip_cookie_table, slots, len);
-}
-
 /* Deferred free list: memory a reader may still be using, in page-sized
- * chunks, newest first.  Writers add to it under ic->lock; ic->reclaim
- * takes the whole list, with the callbacks in its first chunk.
+ * chunks, newest first.  Writers add to it under ic->lock;
+ * ip_cookie_defer_kick() takes the whole list, with the callbacks in its
+ * first chunk.
  */
 struct ip_cookie_dfl {
 	struct ip_cookie_dfl *next;
@@ -254,19 +232,13 @@ static void ip_cookie_dfl_free(struct ip_cookie_dfl *dfl)
 	}
 }
 
-/* Start the reclaim of what was deferred.  Called with ic->lock held. */
-static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic)
-{
-	lockdep_assert_held(&ic->lock);
-	if (!ic->dfl_busy && ic->dfl && (ic->dfl->cnt || ic->dfl->next))
-		queue_work(system_dfl_wq, &ic->reclaim);
-}
-
 static void ip_cookie_destroy(struct bpf_ip_cookie *ic)
 {
 	mutex_destroy(&ic->lock);
 	bpf_map_area_free(ic);
 }
+
+static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic);
 
 /* Runs from system_dfl_wq once no program can hold anything of the
  * list.  ic->refs, not ic->lock, decides who frees the map:
@@ -281,8 +253,7 @@ static void ip_cookie_dfl_free_work(struct work_struct *work)
 	ip_cookie_dfl_free(dfl);
 	mutex_lock(&ic->lock);
 	ic->dfl_busy = false;
-	if (!ic->dying)
-		ip_cookie_defer_kick(ic);
+	ip_cookie_defer_kick(ic);
 	mutex_unlock(&ic->lock);
 	if (refcount_dec_and_test(&ic->refs))
 		ip_cookie_destroy(ic);
@@ -298,23 +269,19 @@ static void ip_cookie_dfl_rcu(struct rcu_head *rcu)
 	queue_work(system_dfl_wq, &dfl->free_work);
 }
 
-/* Runs from system_dfl_wq, in sleepable context, without locks. */
-static void ip_cookie_reclaim(struct work_struct *work)
+/* Hand what was deferred to the grace periods, unless a list is in
+ * flight: its free kicks again.  Called with ic->lock held.
+ */
+static void ip_cookie_defer_kick(struct bpf_ip_cookie *ic)
 {
-	struct bpf_ip_cookie *ic = container_of(work, struct bpf_ip_cookie,
-						reclaim);
-	struct ip_cookie_dfl *dfl;
+	struct ip_cookie_dfl *dfl = ic->dfl;
 
-	mutex_lock(&ic->lock);
-	dfl = ic->dfl;
-	if (ic->dfl_busy || ic->dying || !dfl || (!dfl->cnt && !dfl->next)) {
-		mutex_unlock(&ic->lock);
+	lockdep_assert_held(&ic->lock);
+	if (ic->dfl_busy || ic->dying || !dfl || (!dfl->cnt && !dfl->next))
 		return;
-	}
 	ic->dfl = NULL;
 	ic->dfl_busy = true;
 	refcount_inc(&ic->refs);
-	mutex_unlock(&ic->lock);
 	dfl->ic = ic;
 	/* Sleepable programs read under RCU Tasks Trace, others under RCU:
 	 * an RCU Tasks Trace grace period implies an RCU one.
@@ -378,37 +345,57 @@ static struct ip_cookie_table *ip_cookie_tbl_locked(struct bpf_ip_cookie *ic)
 	return rcu_dereference_protected(ic->tbl, lockdep_is_held(&ic->lock));
 }
 
-/* Called under rcu_read_lock() or rcu_read_lock_trace(), from any
- * context, or with ic->lock held.
+/* Walk the probe sequence of @k in @tbl.  Returns @k's element, or NULL,
+ * with its slot in *@live; *@free is the first DEAD slot of @k's ip or the
+ * EMPTY slot that ends the walk, if one comes first.  Called under
+ * rcu_read_lock() or rcu_read_lock_trace(), from any context, or with
+ * ic->lock held.
  */
-static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
+static void *ip_cookie_walk(const struct bpf_ip_cookie *ic,
+			    struct ip_cookie_table *tbl,
+			    const struct bpf_ip_cookie_key *k,
+			    struct ip_cookie_slot **live,
+			    struct ip_cookie_slot **free)
 {
-	const struct bpf_ip_cookie_key *k = key;
-	const struct ip_cookie_table *tbl;
 	u32 i, end;
 
-	tbl = rcu_dereference_check(ic->tbl, ip_cookie_read_held(ic));
+	*live = NULL;
+	*free = NULL;
 	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++) {
-		const struct ip_cookie_slot *slot;
+		struct ip_cookie_slot *slot;
 		void *elem;
 		u64 sip;
 
 		slot = &tbl->slots[array_index_nospec(i, end)];
 		sip = READ_ONCE(slot->ip);
-		if (!sip)
+		if (!sip) {
+			*free = *free ?: slot;
 			break;
+		}
 		if (sip != k->ip)
 			continue;
 		elem = rcu_dereference_check(slot->elem,
 					     ip_cookie_read_held(ic));
-		if (!elem)
+		if (!elem) {
+			*free = *free ?: slot;
 			continue;
-		if (!ip_cookie_has_link(ic))
+		}
+		if (!ip_cookie_has_link(ic) ||
+		    (ip_cookie_link(ic, elem) == k->link_id && !k->reserved)) {
+			*live = slot;
 			return elem;
-		if (ip_cookie_link(ic, elem) == k->link_id && !k->reserved)
-			return elem;
+		}
 	}
 	return NULL;
+}
+
+static void *ip_cookie_find(const struct bpf_ip_cookie *ic, const void *key)
+{
+	struct ip_cookie_slot *live, *free;
+
+	return ip_cookie_walk(ic, rcu_dereference_check(ic->tbl,
+						ip_cookie_read_held(ic)),
+			      key, &live, &free);
 }
 
 /* Called from eBPF program.  The verifier checks the size of a key on a
@@ -634,7 +621,7 @@ static bool ip_cookie_place(const struct bpf_ip_cookie *ic,
  */
 static size_t ip_cookie_table_bytes(u32 len)
 {
-	size_t size = ip_cookie_table_size(len);
+	size_t size = struct_size_t(struct ip_cookie_table, slots, len);
 
 	if (size <= (PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER))
 		return kmalloc_size_roundup(size);
@@ -754,61 +741,6 @@ static int ip_cookie_resize_nolock(struct bpf_ip_cookie *ic, u32 buckets,
 	return 0;
 }
 
-/* Grow, or drop DEAD slots, so that @k fits, to at most half full.
- * Called with ic->lock held.
- */
-static int ip_cookie_make_room_nolock(struct bpf_ip_cookie *ic,
-				      const struct bpf_ip_cookie_key *k)
-{
-	u32 buckets = ip_cookie_buckets(ip_cookie_tbl_locked(ic));
-
-	lockdep_assert_held(&ic->lock);
-	buckets = max(buckets, ip_cookie_fit_buckets(ic->count + 1));
-	return ip_cookie_resize_nolock(ic, buckets, k);
-}
-
-struct ip_cookie_pos {
-	struct ip_cookie_slot *live;	/* slot holding the key, or NULL */
-	struct ip_cookie_slot *free;	/* DEAD same-ip or EMPTY slot */
-};
-
-/* Find where @k is, or where it would go.  Called with ic->lock held. */
-static void ip_cookie_locate_nolock(struct bpf_ip_cookie *ic,
-				    struct ip_cookie_table *tbl,
-				    const struct bpf_ip_cookie_key *k,
-				    struct ip_cookie_pos *pos)
-{
-	u32 i, end;
-
-	lockdep_assert_held(&ic->lock);
-	pos->live = NULL;
-	pos->free = NULL;
-	for (i = ip_cookie_probe(ic, tbl, k, &end); i < end; i++) {
-		struct ip_cookie_slot *slot = &tbl->slots[i];
-		void *elem;
-
-		if (!slot->ip) {
-			if (!pos->free)
-				pos->free = slot;
-			return;
-		}
-		if (slot->ip != k->ip)
-			continue;
-		elem = rcu_dereference_protected(slot->elem,
-						 lockdep_is_held(&ic->lock));
-		if (!elem) {
-			if (!pos->free)
-				pos->free = slot;
-			continue;
-		}
-		if (!ip_cookie_has_link(ic) ||
-		    ip_cookie_link(ic, elem) == k->link_id) {
-			pos->live = slot;
-			return;
-		}
-	}
-}
-
 /* Lookups, updates and deletes from the syscall check keys the same way;
  * get_next_key takes any key as a position in the walk order.
  */
@@ -832,8 +764,7 @@ static int ip_cookie_check_key(const struct bpf_ip_cookie *ic,
  */
 static bool ip_cookie_in_module_area(u64 ip)
 {
-	return ip == (unsigned long)ip &&
-	       is_vmalloc_or_module_addr((const void *)(unsigned long)ip);
+	return is_vmalloc_or_module_addr((const void *)(unsigned long)ip);
 }
 
 /* Insert or replace one entry.  Called with ic->lock held, in sleepable
@@ -843,9 +774,10 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 				   const void *value, u64 flags)
 {
 	const struct bpf_ip_cookie_key *k = key;
+	struct ip_cookie_slot *live, *free;
 	struct ip_cookie_table *tbl;
-	struct ip_cookie_pos pos;
 	void *elem, *old;
+	u32 buckets;
 	int err;
 
 	lockdep_assert_held(&ic->lock);
@@ -854,14 +786,14 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 		return err;
 
 	tbl = ip_cookie_tbl_locked(ic);
-	ip_cookie_locate_nolock(ic, tbl, k, &pos);
-	if (pos.live && flags == BPF_NOEXIST)
+	old = ip_cookie_walk(ic, tbl, k, &live, &free);
+	if (old && flags == BPF_NOEXIST)
 		return -EEXIST;
-	if (!pos.live && flags == BPF_EXIST)
+	if (!old && flags == BPF_EXIST)
 		return -ENOENT;
-	if (!pos.live && ic->count >= ic->map.max_entries)
+	if (!old && ic->count >= ic->map.max_entries)
 		return -E2BIG;
-	if (pos.live) {
+	if (old) {
 		err = ip_cookie_defer_reserve(ic, false);
 		if (err)
 			return err;
@@ -877,40 +809,39 @@ static int ip_cookie_update_nolock(struct bpf_ip_cookie *ic, const void *key,
 	if (ip_cookie_has_link(ic))
 		*(u32 *)(elem + ic->link_off) = k->link_id;
 
-	if (pos.live) {
-		old = rcu_dereference_protected(pos.live->elem,
-						lockdep_is_held(&ic->lock));
-		rcu_assign_pointer(pos.live->elem, elem);
+	if (old) {
+		rcu_assign_pointer(live->elem, elem);
 		ip_cookie_defer(ic, old);
 		return 0;
 	}
 
 	/* A DEAD slot of the same ip can be revived in place. */
-	if (pos.free && pos.free->ip) {
-		rcu_assign_pointer(pos.free->elem, elem);
+	if (free && free->ip) {
+		rcu_assign_pointer(free->elem, elem);
 		goto added;
 	}
 
-	if (!pos.free ||
-	    ic->used + 1 > ip_cookie_max_used(ip_cookie_buckets(tbl))) {
+	buckets = ip_cookie_buckets(tbl);
+	if (!free || ic->used + 1 > ip_cookie_max_used(buckets)) {
+		/* Grow, or drop DEAD slots, to at most half full. */
+		buckets = max(buckets, ip_cookie_fit_buckets(ic->count + 1));
 		err = ip_cookie_defer_reserve(ic, false);
 		if (!err)
-			err = ip_cookie_make_room_nolock(ic, k);
+			err = ip_cookie_resize_nolock(ic, buckets, k);
 		if (err) {
 			kfree(elem);
 			return err;
 		}
-		tbl = ip_cookie_tbl_locked(ic);
-		ip_cookie_locate_nolock(ic, tbl, k, &pos);
+		ip_cookie_walk(ic, ip_cookie_tbl_locked(ic), k, &live, &free);
 		/* A fresh table has no DEAD slot and room for the key. */
-		if (WARN_ON_ONCE(!pos.free)) {
+		if (WARN_ON_ONCE(!free)) {
 			kfree(elem);
 			return -EFAULT;
 		}
 	}
 
-	rcu_assign_pointer(pos.free->elem, elem);
-	WRITE_ONCE(pos.free->ip, k->ip);
+	rcu_assign_pointer(free->elem, elem);
+	WRITE_ONCE(free->ip, k->ip);
 	ic->used++;
 added:
 	ic->count++;
@@ -939,23 +870,19 @@ static void *ip_cookie_unlink_nolock(struct bpf_ip_cookie *ic,
 /* Remove one entry.  Called with ic->lock held, in sleepable context. */
 static int ip_cookie_delete_nolock(struct bpf_ip_cookie *ic, const void *key)
 {
-	struct ip_cookie_table *tbl;
-	struct ip_cookie_pos pos;
+	struct ip_cookie_slot *live, *free;
 	int err;
 
 	lockdep_assert_held(&ic->lock);
 	err = ip_cookie_check_key(ic, key);
 	if (err)
 		return err;
-
-	tbl = ip_cookie_tbl_locked(ic);
-	ip_cookie_locate_nolock(ic, tbl, key, &pos);
-	if (!pos.live)
+	if (!ip_cookie_walk(ic, ip_cookie_tbl_locked(ic), key, &live, &free))
 		return -ENOENT;
 	err = ip_cookie_defer_reserve(ic, false);
 	if (err)
 		return err;
-	ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, pos.live));
+	ip_cookie_defer(ic, ip_cookie_unlink_nolock(ic, live));
 	return 0;
 }
 
@@ -985,17 +912,14 @@ static void ip_cookie_maybe_shrink_nolock(struct bpf_ip_cookie *ic)
 static LIST_HEAD(ip_cookie_maps);
 static DEFINE_MUTEX(ip_cookie_maps_lock);
 
-/* Does @ip lie in @mod's text (its init text only if @init_only)? */
+/* Does @ip lie in @mod's text (its init text only if @init_only)?  Keys
+ * fit an unsigned long (ip_cookie_check_key()).
+ */
 static bool ip_cookie_in_text(u64 ip, const struct module *mod,
 			      bool init_only)
 {
-	unsigned long addr = ip;
-
-	if (ip != addr)
-		return false;
-	if (within_module_mem_type(addr, mod, MOD_INIT_TEXT))
-		return true;
-	return !init_only && within_module_mem_type(addr, mod, MOD_TEXT);
+	return within_module_mem_type(ip, mod, MOD_INIT_TEXT) ||
+	       (!init_only && within_module_mem_type(ip, mod, MOD_TEXT));
 }
 
 /* Remove every entry whose ip lies in @mod's text (its init text only if
@@ -1026,8 +950,11 @@ static void ip_cookie_purge_module(struct bpf_ip_cookie *ic,
 	mutex_unlock(&ic->lock);
 }
 
-/* Text that goes away could only alias functions of the next module
- * loaded there.  Runs in sleepable context.
+/* Remove the keys in the text of a module that goes away, and in its init
+ * text once that is freed: they could only alias functions of the next
+ * module loaded there.  Every map with keys in the module area
+ * (ic->nr_mod), frozen ones too, is purged under its ic->lock alone, one
+ * at a time.  Runs in sleepable context.
  */
 static int ip_cookie_module_notify(struct notifier_block *nb,
 				   unsigned long action, void *data)
@@ -1130,12 +1057,9 @@ static void *ip_cookie_map_lookup_elem_sys_only(struct bpf_map *map,
 						void *key)
 {
 	struct bpf_ip_cookie *ic = to_ip_cookie(map);
-	int err;
+	int err = ip_cookie_check_key(ic, key);
 
-	err = ip_cookie_check_key(ic, key);
-	if (err)
-		return ERR_PTR(err);
-	return ip_cookie_find(ic, key);
+	return err ? ERR_PTR(err) : ip_cookie_find(ic, key);
 }
 
 /* Find the first LIVE key after @cur in walk order (the first key if @cur
@@ -1348,15 +1272,11 @@ static struct bpf_map *ip_cookie_map_alloc(union bpf_attr *attr)
 	ip_cookie_table_init(tbl, buckets, GOLDEN_RATIO_64, bytes);
 	RCU_INIT_POINTER(ic->tbl, tbl);
 
-	/* Element: value, padded to 8 bytes, then the link ID if keyed by
-	 * link.  The value comes first so a lookup returns the element.
-	 */
 	ic->link_off = ip_cookie_link_off(attr->value_size);
 	ic->elem_size = ic->link_off;
 	if (attr->key_size == sizeof(struct bpf_ip_cookie_key))
 		ic->elem_size += sizeof(u64);
 	mutex_init(&ic->lock);
-	INIT_WORK(&ic->reclaim, ip_cookie_reclaim);
 	refcount_set(&ic->refs, 1);
 	ip_cookie_list_add(ic);
 	return &ic->map;
@@ -1370,13 +1290,12 @@ static void ip_cookie_map_free(struct bpf_map *map)
 	u32 i;
 
 	ip_cookie_list_del(ic);
-	/* What ic->reclaim has not taken no reader can hold any more; a
-	 * list it has taken waits for its grace periods on its own.
+	/* No reader can hold what is not in flight any more; a list in
+	 * flight waits for its grace periods on its own.
 	 */
 	mutex_lock(&ic->lock);
 	ic->dying = true;
 	mutex_unlock(&ic->lock);
-	cancel_work_sync(&ic->reclaim);
 	ip_cookie_dfl_free(ic->dfl);
 	tbl = rcu_dereference_protected(ic->tbl, true);
 	for (i = 0; i < tbl->len; i++) {
@@ -1413,7 +1332,7 @@ static u64 ip_cookie_map_mem_usage(const struct bpf_map *map)
 
 	rcu_read_lock();
 	tbl = rcu_dereference(ic->tbl);
-	usage += ip_cookie_table_size(READ_ONCE(tbl->len));
+	usage += struct_size(tbl, slots, tbl->len);
 	rcu_read_unlock();
 	usage += (u64)READ_ONCE(ic->count) * kmalloc_size_roundup(ic->elem_size);
 	return usage;

@@ -310,8 +310,8 @@ void serial_test_ip_cookie_module_nomem(void)
 	    !ASSERT_OK(fill8(fd, &testmod), "fill_testmod") ||
 	    !ASSERT_OK(bpf_map_update_elem(fd, &kkey, &v, 0), "fill_kernel"))
 		goto out;
-	/* The reclaim takes the map's free list when its work item starts,
-	 * which is after the grace periods of its previous run at most.
+	/* The map's free list is taken by the change that fills it, or
+	 * once the grace periods of the list in flight before it end.
 	 */
 	kern_sync_rcu();
 	usleep(1000000);
