@@ -21,7 +21,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 RESULTS=${RESULTS:-$ROOT/docs/results}
 BOOTS=${BOOTS:-2}

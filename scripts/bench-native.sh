@@ -37,7 +37,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 SRC=$ROOT/scripts/bench-native
 TREE=$BASE_HOME/linux

@@ -40,7 +40,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 QUICK=${QUICK:-0}
 # What the user set, for the results' command line.

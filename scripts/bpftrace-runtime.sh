@@ -46,7 +46,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 BPFTRACE="" TESTS="" TESTPROGS="" TESTLIBS="" OUT="" FILTER="" DISABLE=""
 KERNEL=base VM_TIMEOUT_S=${VM_TIMEOUT:-3600} SCALE=1

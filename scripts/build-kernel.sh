@@ -23,7 +23,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 FLAVOR=${1:-base}
 LINUX=$BUILD/linux

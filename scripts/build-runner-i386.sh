@@ -15,7 +15,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 SELF=$LINUX/tools/testing/selftests/bpf

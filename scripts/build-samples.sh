@@ -10,7 +10,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 TOOLS=$BUILD/tools

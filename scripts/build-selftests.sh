@@ -21,7 +21,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 # shellcheck disable=SC2153	# BUILD is base-lib.sh's
 LINUX=$BUILD/linux

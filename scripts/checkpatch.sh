@@ -6,13 +6,11 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 LINUX=$BUILD/linux
 PDIR=$ROOT/patches
 CP=(perl "$LINUX/scripts/checkpatch.pl" --strict --no-summary --quiet --show-types)
 # Tolerated where upstream tolerates them; make check uses the same table.
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/checkpatch-tolerations.sh"
 
 # Print the findings of checkpatch output $1 that are not tolerated in

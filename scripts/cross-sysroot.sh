@@ -17,7 +17,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 ARCH=${1:?usage: cross-sysroot.sh arm64|s390x|i386}
 case $ARCH in

@@ -69,7 +69,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 OUT=${DEMO_OUT:-$ROOT/docs/results/demo.txt}

@@ -14,7 +14,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 VM_ARCH=${VM_ARCH:-}
 MINI=$BUILD/linux/tools/testing/selftests/bpf-mini${VM_ARCH:+-$VM_ARCH}

@@ -49,7 +49,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 GITDIR=$BUILD/series-git
 OUT=$BUILD/series
@@ -67,7 +66,6 @@ export JOBS=${JOBS:-$(nproc)}
 # --btf_features" in the selftests of a prefix).
 export PATH="$BASE_HOME/bin:/usr/bin:$PATH"
 S=$ROOT/scripts
-# shellcheck disable=SC1091	# checked on its own
 . "$S/checkpatch-tolerations.sh"
 
 die() { echo "check: $*" >&2; exit 1; }

@@ -22,7 +22,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 # The package version of the tarball: scripts/fetch-base.sh's stamp.
 pkgver() { cut -d' ' -f1 "$BASE_HOME/dl/linux-source-7.3.stamp" 2>/dev/null || echo unknown; }

@@ -10,7 +10,6 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 SECS=${SOAK_SECS:-600}

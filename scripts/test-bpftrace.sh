@@ -26,7 +26,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 BT=$BUILD/bpftrace

@@ -11,7 +11,6 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 TESTS=${TESTS:-"ip_cookie_stress ip_cookie_fuzz ip_cookie_memory/lifetimes ip_cookie_resize/writes_survive_resize ip_cookie_resize/walk_during_resize ip_cookie_memory/grace_period ip_cookie_link/uaf_loop ip_cookie_link/kprobe_multi"}

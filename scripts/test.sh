@@ -17,7 +17,6 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 S=$ROOT/scripts
 # ARCH is Kbuild's variable too: keep it away from the builds below.

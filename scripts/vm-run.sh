@@ -19,7 +19,6 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck disable=SC1091	# checked on its own
 . "$ROOT/scripts/base-lib.sh"
 FLAVOR=debug
 TIMEOUT=${VM_TIMEOUT:-3600}
