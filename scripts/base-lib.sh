@@ -69,3 +69,45 @@ mirror_prestate() {
 	done
 	rm -f "$tree/.sections"
 }
+
+# mirror_files: the repository's kernel mirror files (new files kept at
+# their place in the kernel tree), one path per line, relative to ROOT,
+# sorted; the one definition for prepare-tree.sh, checkpatch.sh and
+# series.sh. Top-level kernel directories only (scripts/ is the harness);
+# editor, patch and checkpatch leftovers are not mirror files.
+mirror_files() (
+	cd "$ROOT" || exit
+	for d in arch block crypto Documentation drivers fs include init ipc kernel \
+		lib mm net samples security sound tools usr virt; do
+		[ -d "$d" ] || continue
+		find "$d" -type f ! -name '*~' ! -name '.*.swp' ! -name '*.orig' ! -name '*.rej' \
+			! -name '.checkpatch-camelcase.*'
+	done | LC_ALL=C sort
+)
+
+# vm_accel: the accelerator the VM runs on: $VM_ACCEL if set, else kvm when
+# /dev/kvm is usable and the CPU has vmx/svm, else tcg (pure emulation).
+vm_accel() {
+	if [ -n "${VM_ACCEL:-}" ]; then
+		echo "$VM_ACCEL"
+	elif [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		echo kvm
+	else
+		echo tcg
+	fi
+}
+
+# build_variant DIR FLAVOR: a kernel built only for comparison
+# (docs/harness.md, step 2), in DIR/linux and DIR/kbuild-FLAVOR, with
+# PATCHES or EXTRA_PATCHES from the environment. The series' own tree comes
+# first if the source is not extracted yet, without those.
+build_variant() {
+	local dir src=$BUILD/src cache=${CCACHE_DIR:-$BUILD/ccache}
+	[ $# = 2 ] || { echo "usage: build_variant DIR FLAVOR" >&2; exit 2; }
+	mkdir -p "$1"
+	dir=$(cd "$1" && pwd)
+	src_extracted "$src" ||
+		env -u PATCHES -u EXTRA_PATCHES "$ROOT/scripts/prepare-tree.sh"
+	BUILD=$dir KDIR=$src "$ROOT/scripts/prepare-tree.sh"
+	BUILD=$dir CCACHE_DIR=$cache "$ROOT/scripts/build-kernel.sh" "$2"
+}

@@ -43,7 +43,7 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
 	mkdir -p "$BUILD/vm"
 	EXTRA_PATCHES="$ROOT/patches/variants/$VPATCH.patch" \
-		"$ROOT/scripts/build-variant.sh" "$VARIANT" base
+		build_variant "$VARIANT" base
 	if [ $VARIANT_HAS = 1 ]; then
 		cp "$VARIANT/kbuild-base/vmlinux" "$IMG_GEN"
 		cp "$BUILD/kbuild-base/vmlinux" "$IMG_CALL"
@@ -81,7 +81,7 @@ for b in $(seq 1 "$BOOTS"); do
 	done
 done
 
-accel=$("$ROOT/scripts/vm-accel.sh")
+accel=$(vm_accel)
 cfg=$BUILD/kbuild-base/.config
 kernel="configs/base.config on tinyconfig ($(grep -cE '^CONFIG_.*=y' "$cfg") symbols =y); $(grep -E '^(# )?CONFIG_(CPU_MITIGATIONS|MITIGATION_RETPOLINE)[ =]' "$cfg" | tr '\n' ' ')"
 python3 "$ROOT/scripts/gen-lookup-report.py" "$raw" "$accel" \

@@ -24,7 +24,7 @@ without="-kfunc -uoffset"
 if [ "${NO_BUILD:-0}" != 1 ]; then
 	make -C "$ROOT" kernel tools
 	VMLINUX_BTF=$BUILD/kbuild-base/vmlinux "$ROOT/scripts/build-selftests.sh" bench
-	PATCHES="$without" "$ROOT/scripts/build-variant.sh" "$NO5" base
+	PATCHES="$without" build_variant "$NO5" base
 fi
 
 cmd="for r in \$(seq 1 $ROUNDS); do"

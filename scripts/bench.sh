@@ -210,11 +210,11 @@ fi
 build_variants() {
 	if [ "$KCOOKIE" = 1 ]; then
 		EXTRA_PATCHES=$ROOT/patches/variants/kmulti-cookie-o1.patch \
-			"$ROOT/scripts/build-variant.sh" "$VARIANT" base
+			build_variant "$VARIANT" base
 	fi
 	if [ "$RHASH_NOFIX" = 1 ]; then
 		PATCHES="-rhashfix -rhashtest" \
-			"$ROOT/scripts/build-variant.sh" "$NOFIX" base
+			build_variant "$NOFIX" base
 	fi
 }
 variants=
@@ -312,7 +312,7 @@ case " $ONLY " in *" icount "*)
 	rounds=${ROUNDS:-$([ "$QUICK" = 1 ] && echo 2 || echo 1)}
 esac
 case " $ONLY " in *" time "*)
-	accel=$("$ROOT/scripts/vm-accel.sh")
+	accel=$(vm_accel)
 	raw=$RESULTS/raw-$mode.txt
 	: > "$raw"
 	for b in $(seq 1 "$BOOTS"); do

@@ -321,7 +321,7 @@ read -r _ ran passed failed skipped < <(grep '^COUNTS ' "$W/list")
 	echo "# bpftrace runtime tests in the VM (scripts/bpftrace-runtime.sh)"
 	echo "# bpftrace: $BPFTRACE ($(val BT-VERSION))"
 	echo "# tests: $TESTS; testprogs: $TESTPROGS; filter: '${FILTER:-*}'${DISABLE:+; disabled: $DISABLE}"
-	echo "# kernel: $KERNEL ($(val BT-KERNEL)), $("$ROOT/scripts/vm-accel.sh"); timeouts x$SCALE"
+	echo "# kernel: $KERNEL ($(val BT-KERNEL)), $(vm_accel); timeouts x$SCALE"
 	echo "# VM: ${secs}s in all, engine $(val BT-ENGINE-SECONDS)s; engine rc ${erc:-none}, vm-run rc $vrc"
 	grep -v '^COUNTS ' "$W/list"
 	echo "# ran $ran, passed $passed, failed $failed, skipped $skipped"

@@ -54,6 +54,6 @@ while read -r f; do
 	t=$(checkpatch_tolerated "$f")
 	[ -z "$t" ] || ign=(--ignore "$t")
 	"${CP[@]}" "${ign[@]}" -f "$f" || rc=1	# synced copy: kernel-relative path
-done < <("$ROOT/scripts/mirror-files.sh")
+done < <(mirror_files)
 [ $rc = 0 ] && echo "checkpatch: clean" || echo "checkpatch: problems found" >&2
 exit $rc

@@ -294,7 +294,7 @@ EOF
 
 # 3. One boot: the guest script, the sample tools, bpftrace and its
 # libraries (ldd, by scripts/mkinitramfs.sh) go into /bpf for this run only.
-echo "demo: booting the base kernel ($("$S/vm-accel.sh")), log $LOG"
+echo "demo: booting the base kernel ($(vm_accel)), log $LOG"
 start=$(date +%s)
 set +e
 VM_TIMEOUT=$DEMO_TIMEOUT VM_EXTRA_FILES="$BPFTRACE $GUEST $BUILD/samples/ipcookie_funccount $BUILD/samples/ipcookie_funclatency${BTP:+ $TMP/bpftrace-ipc}" \
@@ -315,7 +315,7 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitte
 	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	echo "commit: $commit"
 	echo "kernel: ${kernel:-unknown}"
-	echo "accelerator: $("$S/vm-accel.sh" | tr '[:lower:]' '[:upper:]'), 2 vCPUs (shared host)"
+	echo "accelerator: $(vm_accel | tr '[:lower:]' '[:upper:]'), 2 vCPUs (shared host)"
 	echo "host bpftrace: $BT_VERSION (Debian package $(dpkg-query -W -f='${Version}' bpftrace))"
 	[ -z "$BTP" ] || echo "patched bpftrace (./bpftrace-ipc): $("$BTP" --version) ($(find "$ROOT/contrib/bpftrace" -name "*.patch" | wc -l) patches of contrib/bpftrace on v0.17.0)"
 	echo "VM run: ${secs} s, exit status $rc"

@@ -113,9 +113,9 @@ for p in "${patch_list[@]}" "${extra_list[@]}"; do
 	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$p" >> "$tmp/touched"
 	sed -n 's|^+++ b/\([^\t]*\).*$|\1|p; s|^--- a/\([^\t]*\).*$|\1|p' "$p" >> "$tmp/touched"
 done
-# Mirror files: scripts/mirror-files.sh says which they are.
+# Mirror files: mirror_files (base-lib.sh) says which they are.
 if [ "$MIRROR" != none ]; then
-	"$ROOT/scripts/mirror-files.sh" > "$tmp/mirror"
+	mirror_files > "$tmp/mirror"
 fi
 touch "$tmp/mirror"
 cat "$tmp/mirror" >> "$tmp/touched"
@@ -135,7 +135,7 @@ done < "$tmp/touched"
 
 # A patch's sections of mirror files are in their final form already: the
 # series' patches apply without them (base-lib.sh, patch_sections).
-"$ROOT/scripts/mirror-files.sh" > "$tmp/mirror-all"
+mirror_files > "$tmp/mirror-all"
 apply() {	# apply PATCH [SECTIONS]
 	local out
 	if ! out=$(cd "$tmp/tree" && patch -p1 -N --batch --fuzz=0 \

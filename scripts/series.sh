@@ -50,7 +50,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # 1. The manifest. ids[] keeps the series order; entries go to files named
 # after the id in $tmp/ids/.
-"$ROOT/scripts/mirror-files.sh" > "$tmp/mirror"
+mirror_files > "$tmp/mirror"
 (cd "$ROOT" && find patches -maxdepth 1 -name '*.patch' -type f | LC_ALL=C sort) > "$tmp/patches"
 (cd "$ROOT" && find series -maxdepth 1 -name '*.msg' -type f | LC_ALL=C sort) > "$tmp/msgs"
 [ -f "$MANIFEST" ] || die "no $MANIFEST"
@@ -83,7 +83,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 		grep -q "^msg " "$tmp/ids/$id" 2>/dev/null &&
 			die "series/manifest:$n: patch '$id' has two messages"
 	else
-		die "series/manifest:$n: $path is neither patches/*.patch, series/*.msg nor a mirror file (scripts/mirror-files.sh)"
+		die "series/manifest:$n: $path is neither patches/*.patch, series/*.msg nor a mirror file (mirror_files in scripts/base-lib.sh)"
 	fi
 	echo "$path" >> "$tmp/listed"
 	if [ "$id" != - ] && [ ! -f "$tmp/ids/$id" ]; then

@@ -70,7 +70,7 @@ esac
 if [ -n "$VM_ARCH" ]; then
 	ACCEL=${VM_ACCEL:-tcg}
 else
-	ACCEL=$("$ROOT/scripts/vm-accel.sh")
+	ACCEL=$(vm_accel)
 fi
 APPEND="console=$CONSOLE panic=-1 log_buf_len=16M"
 # Debug kernel: freed memory is zeroed at once, so a program (whose JITed
