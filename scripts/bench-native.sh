@@ -1,25 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench-native: time on the host CPU, natively, the data-structure part
-# of the lookup paths (kprobe.multi cookie bsearch, the IP_COOKIE index
-# probe, the HASH bucket walk, RHASH's rhashtable lookup with this tree's
-# hash and with pristine 7.3's) with the kernel's own code and layouts;
-# see scripts/bench-native/. A model of the data structures, not of the
-# kernel path. Builds into build/bench-native/, writes the raw output to
-# docs/results/native-<cpu>[-max<N>].txt and the table to
+# make bench-native: what it times and how is in docs/results/native.md
+# ("What this is", written by the report below). Builds into
+# build/bench-native/; writes docs/results/native-<cpu>[-max<N>].txt and
 # docs/results/native.md.
-#
-# On 7.3 tracing programs can use BPF_MAP_TYPE_RHASH, and `make bench`
-# measures it in the kernel, next to IP_COOKIE and HASH; this native model
-# is the host-CPU calibration beside those runs. RHASH is modelled twice,
-# from kernel/bpf/hashtab.c of build/linux (the series' patch rhashfix:
-# hash_64(k ^ seed, 32)) and of pristine build/src ((u32)(k ^ (k >> 32))
-# ^ seed); its lookup is rhtab_lookup_elem() with rhashtable.h's
-# rhashtable_lookup_likely(), its table built by lib/rhashtable.c, all
-# compiled here. With a System.map (NATIVE_SYSTEM_MAP, default
-# build/kbuild-base/System.map when it exists) it also reports how each
-# hash spreads the kernel's text addresses over RHASH's buckets.
-#
 # Environment:
 #   NATIVE_ROUNDS=5        measurements per point (median, min-max)
 #   NATIVE_MAX_N=262144    largest N (powers of 4 from 1).  Not 1M: the
@@ -32,7 +16,8 @@
 #   NATIVE_LOOKUPS=1048576 lookups per measurement, at least
 #   NATIVE_CPU=n           CPU to pin to (default: the last allowed one)
 #   NATIVE_SEED=1          seed of keys, orders and the maps' seeds
-#   NATIVE_SYSTEM_MAP=f   System.map for the chains report (read only)
+#   NATIVE_SYSTEM_MAP=f   System.map for the chains report (read only;
+#                          default build/kbuild-base/System.map if any)
 #   NATIVE_BUILD_ONLY=1    build and check the sources, do not run
 set -euo pipefail
 

@@ -1,39 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench: build the base kernel, tools and bench, then measure three
-# ways and write docs/results/:
-#   1. instructions: one boot under QEMU -icount (VM_ACCEL=icount), the
-#      throughput families, 3 rounds: "ns" there are guest instructions,
-#      the same on any host (results-icount-MODE.*); then a boot of the
-#      variant kernel with an O(1) kprobe.multi cookie
-#      (patches/variants/kmulti-cookie-o1.patch on top of the series,
-#      build/variant-kcookie) for its kprobe.multi cookie variants, which
-#      the report names "..._o1"; then a boot of the series without the
-#      RHASH hash fix (PATCHES="-rhashfix -rhashtest",
-#      build/variant-rhash-nofix) for RHASH as 7.3 hashes it, on the
-#      same keys and sizes: the report names those runs "rhash_nofix"
-#   2. time: BOOTS boots on the default accelerator (KVM where usable,
-#      else TCG), every family; spread across boots next to every median
-#      (results-MODE.*)
-#   3. native: scripts/bench-native.sh, the data structures alone on the
-#      host CPU (native.md)
-#   QUICK=1        fewer sizes, shorter samples, one -icount round and one
-#                  time boot (55 min with the kernels built); -icount
-#                  counts repeat across rounds but for HASH's and RHASH's
-#                  random seeds, which move theirs by a few instructions
-#   BOOTS=n        boots of the time measurement (default 3, 1 quick)
+# make bench: what it measures, and QUICK, BOOTS, OS_ROUNDS, ONLY, FAMILIES,
+# KCOOKIE, RHASH_NOFIX, NO_BUILD: make help and docs/harness.md (its row).
+# The variant kernels' runs are named "..._o1" (O(1) cookie, build/variant-
+# kcookie) and "rhash_nofix" (build/variant-rhash-nofix) in the report.
+# With QUICK=1, -icount counts repeat across rounds but for HASH's and
+# RHASH's random seeds, which move theirs by a few instructions.
 #   ROUNDS=n       rounds per boot (-icount: 3, 1 quick; time: 1, 2 quick)
-#   OS_ROUNDS=n    runs of each one-shot measurement (memory, populate,
-#                  attach), in the first boot (default 2 in full mode, 1 quick)
-#   ONLY="icount time native"  a subset of the three
-#   NO_BUILD=1     use what is already built
-#   KCOOKIE=0      skip the O(1)-cookie variant kernel
-#   RHASH_NOFIX=0  skip the kernel without the RHASH hash fix
 #   RESULTS=dir    where to write (default docs/results)
-#   FAMILIES="fentry fmulti ..."  only these families' runs (ipc-<family>-*)
-#                  of every plan; the results are named MODE-part
-#                  (results-icount-quick-part.md, ...), apart from a
-#                  complete run's
+#   FAMILIES=...   results named MODE-part (results-icount-quick-part.md,
+#                  ...), apart from a complete run's
 # Which runs a boot makes (families, sizes, rounds) is decided here, in
 # plan(); scripts/bench-guest.sh runs them in the VM as they are given.
 #   scripts/bench.sh plan SET [ONESHOT]   print a plan (QUICK, ROUNDS apply)

@@ -1,21 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the patched kernel tree in build/linux:
-#   pristine source (build/src from the Debian tarball, or KDIR=/path)
-#   + patches/*.patch (-p1) in series/manifest order, the order of the
-#     series                                     unless PATCHES=none
-#     PATCHES="map libbpf": only the patches of these manifest ids
-#     PATCHES="-kfunc -uoffset": all but the patches of these ids
-#   + files of the repo's kernel mirror dirs     unless MIRROR=none
-#   + EXTRA_PATCHES="file ..." last, so they may change mirror files too
-#     (variant kernels of the benchmarks, patches/variants/: not part of
-#     the series)
-# Only files whose content changed are rewritten, so unchanged files keep
-# their mtimes and an incremental kernel build recompiles only what changed.
-# Files touched by a previous sync but no longer by any patch or mirror file
-# are restored from the pristine source (or deleted if they are not there).
-# The pristine source is the linux-source-7.3 tarball that
-# scripts/fetch-base.sh fetches (scripts/base-lib.sh).
+# make tree: build/linux = pristine 7.3 (build/src, or KDIR=) + patches/ in
+# series/manifest order + mirror files + EXTRA_PATCHES. How it syncs:
+# docs/harness.md (step 1); PATCHES=, MIRROR=, EXTRA_PATCHES=, KDIR=: make help.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

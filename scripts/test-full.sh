@@ -1,30 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make test-full (on demand, hours under emulation): the complete upstream
-# test_progs, test_verifier and test_maps on two kernels built with the
-# selftests' own config fragments (build-kernel.sh full): one with the
-# series, one pristine. Both come from one tree in build/full, so that the
-# pristine kernel is an incremental rebuild of the patched one, and neither
-# disturbs build/linux:
-#   scripts/test-full.sh patched    series applied: kernel, the selftests of
-#                                   that tree (runners, BPF objects,
-#                                   bpf_testmod*.ko); saved as
-#                                   build/full/{bzImage,stage}-patched
-#   scripts/test-full.sh pristine   the same tree with PATCHES=none
-#                                   MIRROR=none: kernel and bpf_testmod*.ko
-#                                   against it; the runners of the patched
-#                                   step (build/full/{bzImage,stage}-pristine)
-#   scripts/test-full.sh stage-pristine   only the staging of the pristine
-#                                   step: new runners of the patched step
-#                                   with the pristine kernel and modules
-#                                   already built (the pristine kernel does
-#                                   not change with the series)
-#   scripts/test-full.sh run-patched | run-pristine   one VM each
-#   scripts/test-full.sh report     the comparison (test-report.py compare)
-# (no argument: all of them in that order). The same runners on both
-# kernels: a test that passes on one and fails on the other does so because
-# of the kernel. They carry the series' libbpf; the ip_cookie* tests are not
-# run on either (make test runs them on the debug kernel).
+# make test-full: what it runs and compares is in docs/harness.md (its row)
+# and docs/results/test-full.md ("How"). Steps (no argument: all, in order):
+#   patched          series applied: kernel, the selftests of that tree
+#                    (runners, BPF objects, bpf_testmod*.ko); saved as
+#                    build/full/{bzImage,stage}-patched
+#   pristine         the same tree with PATCHES=none MIRROR=none: kernel and
+#                    bpf_testmod*.ko against it; the runners of the patched
+#                    step (build/full/{bzImage,stage}-pristine)
+#   stage-pristine   only the staging of the pristine step: new runners of
+#                    the patched step with the pristine kernel and modules
+#                    already built (the pristine kernel does not change)
+#   run-patched | run-pristine   one VM each
+#   report           the comparison (test-report.py compare)
 # Console logs: build/full/vm/{patched,pristine}.log.txt.
 #   TEST_PROGS_ARGS=...   extra test_progs arguments (e.g. "-t bpf_cookie")
 #   RUNNERS="..."         which runners (default: test_progs test_verifier
