@@ -163,7 +163,7 @@ soak: deps
 	@scripts/soak.sh
 
 bench: deps
-	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; else echo "bench: not yet (no scripts/bench.sh)"; fi
+	@scripts/bench.sh
 
 bench-gen-lookup: deps
 	@scripts/bench-gen-lookup.sh

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # Sourced by the harness scripts once ROOT is set: the upstream kernel
 # they build on, Debian's linux-source-7.3, and what follows from it
-# (docs/harness.md, "The base"). The last commit on 6.12 is tag last-6.12.
+# (docs/harness.md, "The base").
 # Sets (exporting only PATH: each script derives the rest):
 #   BUILD      unless set: build/
 #   BASE_HOME  build/ whatever BUILD says (variant kernels and make
@@ -15,10 +15,6 @@
 #              1.26 or later, Debian 12 has 1.24)
 
 # shellcheck disable=SC2034	# LLVM_VER, TARBALL, BASE_HOME: for the sourcing script
-if [ -n "${BASE:-}" ] && [ "$BASE" != 7.3 ]; then
-	echo "$(basename "$0"): BASE=$BASE: the base is 7.3 (6.12: git checkout last-6.12)" >&2
-	exit 2
-fi
 BASE_HOME=$ROOT/build
 TARBALL=${TARBALL:-$BASE_HOME/dl/linux-source-7.3.tar.xz}
 LLVM_VER=22
@@ -31,7 +27,7 @@ export PATH
 
 # src_stamp: what a build/src extracted from TARBALL records in .extracted.
 # src_extracted DIR: DIR holds TARBALL, extracted (a tree of another
-# tarball, 6.12's for one, is extracted anew).
+# tarball is extracted anew).
 src_stamp() { echo "$(basename "$TARBALL") $(stat -c '%s %Y' "$TARBALL")"; }
 src_extracted() {
 	[ -f "$TARBALL" ] && [ "$(cat "$1/.extracted" 2>/dev/null)" = "$(src_stamp)" ]

@@ -300,9 +300,7 @@ case " $ONLY " in *" time "*)
 		"$RESULTS" "$mode" || rc=1
 esac
 case " $ONLY " in *" native "*)
-	if [ -x "$ROOT/scripts/bench-native.sh" ]; then
-		"$ROOT/scripts/bench-native.sh" || rc=1
-	fi
+	"$ROOT/scripts/bench-native.sh" || rc=1
 esac
 echo "bench: results in $RESULTS ($mode)"
 exit $rc

@@ -96,7 +96,6 @@ flat=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$SELF/Makefile")
 mkvar() { echo "$flat" | sed -n "s/^$1[[:space:]]*[:+]*=[[:space:]]*//p"; }
 linked=$(mkvar LINKED_SKELS)
 progs=(btf_data)
-# (7.3 adds LSKELS_SIGNED.)
 for w in $(mkvar LSKELS) $(mkvar LSKELS_EXTRA) $(mkvar LSKELS_SIGNED); do
 	progs+=("${w%.c}")
 done
@@ -195,10 +194,7 @@ if [ -f "$KBUILD/Module.symvers" ] && case " $TARGETS " in *" test_progs "*) tru
 	# ip_cookie_module, and ip_cookie_testmod.ko, whose init text holds a
 	# key (once the tree has it: make check builds the series' earlier
 	# prefixes too; 7.3 builds it with the other test_kmods/).
-	extra="$extra $MINI/bpf_testmod.ko $MINI/bpf_test_modorder_x.ko"
-	[ ! -f "$SELF/test_kmods/bpf_test_modorder_y.c" ] ||
-		extra="$extra $MINI/bpf_test_modorder_y.ko"
-	[ ! -f "$SELF/ip_cookie_testmod/Makefile" ] &&
+	extra="$extra $MINI/bpf_testmod.ko $MINI/bpf_test_modorder_x.ko $MINI/bpf_test_modorder_y.ko"
 	[ ! -f "$SELF/test_kmods/ip_cookie_testmod.c" ] ||
 		extra="$extra $MINI/ip_cookie_testmod.ko"
 	# Built for another kernel: force a rebuild.

@@ -89,7 +89,7 @@ rs_stop() {	# ID: DETACH, RC set
 # runs (CAL_ITERS iterations: long enough for timer ticks on a busy CPU,
 # which differ from an idle CPU's), the shell reads the run counts and
 # the guest idles for a second.
-CAL_ITERS=${CAL_ITERS:-20000}
+CAL_ITERS=20000
 say "calibration: the function tracer over $CAL_ITERS trigger iterations, the run counts and 1 s idle"
 rs_start cal -M -v -e $HOT || exit 1
 echo 0 > $TR/tracing_on

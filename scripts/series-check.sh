@@ -40,9 +40,6 @@
 #   CROSS="i386 arm64"          cross builds to do
 #   CROSS_TARGETS="vmlinux"     make targets of the cross builds
 #   SERIES=keep                 check build/series/ as it is (no make patches)
-#   KTARGETS="kernel/bpf/"      only these targets in the prefix builds (to try
-#                               the mechanism quickly; the check proper
-#                               builds "all")
 #   JOBS=n
 # Output: build/series-check/ (a git worktree of build/series-git in
 # linux/, kernel and tools output, logs/).
@@ -437,7 +434,7 @@ if wants build; then
 		worktree "$c"
 		echo "check: build $(prefix_name $i)"
 		log=$LOGS/$id-kernel.log
-		if BUILD=$CB "$S/build-kernel.sh" base > "$log" 2>&1; then
+		if BUILD=$CB KTARGETS=all "$S/build-kernel.sh" base > "$log" 2>&1; then
 			warnings "$log" "prefix $i kernel"
 		else
 			finding "prefix $(prefix_name $i): kernel (base config) does not build: $(errors "$log")(log: ${log#"$ROOT"/})"
@@ -452,8 +449,8 @@ if wants build; then
 		fi
 		if "${G[@]}" diff --name-only "$c^" "$c" | grep -q '^tools/testing/selftests/bpf/'; then
 			log=$LOGS/$id-selftests.log
-			if [ -n "${KTARGETS:-}" ] || [ ! -f "$CB/kbuild-base/vmlinux" ]; then
-				note "prefix $i: selftests not built (no vmlinux for their BTF; KTARGETS=${KTARGETS:-})"
+			if [ ! -f "$CB/kbuild-base/vmlinux" ]; then
+				note "prefix $i: selftests not built (no vmlinux for their BTF)"
 			elif BUILD=$CB VMLINUX_BTF=$CB/kbuild-base/vmlinux \
 					EXCLUDE_TESTS="$(not_in_series_tests) $(absent_tests)" \
 					"$S/build-selftests.sh" test_progs bench > "$log" 2>&1; then
@@ -464,7 +461,7 @@ if wants build; then
 		fi
 		built=$((built + 1))
 	done
-	end "" "$built of ${#commits[@]} prefixes built (PREFIXES=$PREFIXES${KTARGETS:+, KTARGETS=$KTARGETS})"
+	end "" "$built of ${#commits[@]} prefixes built (PREFIXES=$PREFIXES)"
 fi
 
 # --- sparse and W=1 on the new kernel C files, at the tip

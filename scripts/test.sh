@@ -114,11 +114,10 @@ scale=$(echo "$names" | grep '^ip_cookie_scale' | paste -sd, -)
 # own perf-event change, patches/03-perffix.patch, is tested by ip_cookie_link/perf_attach.
 DENY="bpf_cookie/perf_event"
 # Another architecture: also what upstream's DENYLIST.<arch> keeps out of
-# its CI there, where 7.3 has one (s390x; DENYLIST.aarch64 is gone):
+# its CI there, where 7.3 has one (s390x):
 # tests.list's upstream tests only; the series' own tests check their
 # refusals themselves, see scripts/arch-limits.txt.
 case $TEST_ARCH in
-arm64)	denylist=DENYLIST.aarch64 ;;
 s390x)	denylist=DENYLIST.s390x ;;
 *)	denylist="" ;;
 esac
