@@ -25,6 +25,17 @@ esac
 BUILD=${BUILD:-$BASE_HOME}
 export PATH
 
+# ME: the prefix of die's and take_lock's messages; the script's name
+# unless it sets another after sourcing this file.
+ME=$(basename "$0" .sh)
+die() { echo "$ME: $*" >&2; exit 1; }
+# take_lock FILE WHAT: hold FILE's lock (fd 9) until the script exits,
+# saying "ME: waiting for WHAT" first while someone else holds it.
+take_lock() {
+	exec 9> "$1"
+	flock -n 9 || { echo "$ME: waiting for $2"; flock 9; }
+}
+
 # src_stamp: what a build/src extracted from TARBALL records in .extracted.
 # src_extracted DIR: DIR holds TARBALL, extracted (a tree of another
 # tarball is extracted anew).

@@ -34,8 +34,6 @@ SEED=${NATIVE_SEED:-1}
 CC=${CC:-gcc}
 SYSTEM_MAP=${NATIVE_SYSTEM_MAP:-$ROOT/build/kbuild-base/System.map}
 
-die() { echo "bench-native: $*" >&2; exit 1; }
-
 [ "$(uname -m)" = x86_64 ] || die "x86-64 only (rdtsc, and the x86 array_index_nospec)"
 if [ ! -f "$TREE/kernel/bpf/hashtab.c" ]; then
 	"$ROOT/scripts/prepare-tree.sh"

@@ -44,8 +44,7 @@ if ! printf '#include <linux/bpf.h>\nint x = sizeof(((struct bpf_link_info *)0)-
 fi
 
 mkdir -p "$OUT"
-exec 9> "$OUT/.lock"
-flock -n 9 || { echo "build-bpftrace: waiting for another build"; flock 9; }
+take_lock "$OUT/.lock" "another build"
 
 # 1. The source, checked.
 if [ ! -f "$OUT/$ORIG" ] ||

@@ -95,8 +95,7 @@ KPAHOLE=(PAHOLE="$BASE_HOME/bin/pahole")
 
 # One build per output dir at a time (several users may share build/).
 mkdir -p "$BUILD"
-exec 9> "$BUILD/.lock-kbuild-$FLAVOR"
-flock -n 9 || { echo "build-kernel: waiting for another $FLAVOR build"; flock 9; }
+take_lock "$BUILD/.lock-kbuild-$FLAVOR" "another $FLAVOR build"
 
 KMAKE=(make -C "$LINUX" O="$O" ARCH="$KARCH" "${CROSS[@]}" -j"$JOBS"
 	CC="ccache $KCC" HOSTCC="ccache gcc" "${KPAHOLE[@]}")

@@ -44,8 +44,7 @@ if [ ! -f "$TOOLS/libbpf/libbpf.a" ] || [ ! -x "$TOOLS/bpftool/bootstrap/bpftool
 fi
 
 mkdir -p "$OUT"
-exec 9> "$OUT/.lock"
-flock -n 9 || { echo "build-retsnoop: waiting for another build"; flock 9; }
+take_lock "$OUT/.lock" "another build"
 
 # 1. A git tree: the tarball, then the patches with git am. Redone when
 # the patches change, so src/ is always exactly a777df0 + contrib/retsnoop.

@@ -24,7 +24,6 @@ VMLINUX=$BUILD/kbuild-debug-i386/vmlinux
 BPFTOOL=$BUILD/tools/bpftool/bpftool
 I386_TESTS=${I386_TESTS:-ip_cookie_fuzz ip_cookie_uapi ip_cookie_api ip_cookie_memory ip_cookie_progs}
 
-die() { echo "build-runner-i386: $*" >&2; exit 1; }
 [ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"
 SR=$("$ROOT/scripts/cross-sysroot.sh" i386 | tail -1)
 CC=$SR/toolchain/i686-linux-gnu-gcc
@@ -41,8 +40,7 @@ for t in "${tests[@]}"; do srcs+=("$SELF/prog_tests/$t.c"); done
 skels=$(sed -n -E 's/.*#include "([a-z0-9_]+)\.skel\.h".*/\1/p' "${srcs[@]}" | sort -u)
 
 mkdir -p "$MINI/prog_tests" "$MINI/libbpf" "$MINI/obj"
-exec 9> "$MINI.lock"
-flock -n 9 || { echo "build-runner-i386: waiting for another build in $MINI"; flock 9; }
+take_lock "$MINI.lock" "another build in $MINI"
 
 make -s -C "$LINUX/tools/lib/bpf" -j"$JOBS" CROSS_COMPILE="$SR/toolchain/i686-linux-gnu-" \
 	OUTPUT="$MINI/libbpf/" DESTDIR="$MINI/libbpf" prefix= \

@@ -51,7 +51,6 @@ MIRROR=${MIRROR:-all}
 [ "${PATCHES:-all}" = none ] && MIRROR=none
 TARGETS=${*:-test_progs bench}
 
-die() { echo "build-selftests: $*" >&2; exit 1; }
 [ -d "$SELF" ] || die "no $SELF: run scripts/prepare-tree.sh"
 [ -f "$VMLINUX_BTF" ] || die "no $VMLINUX_BTF: run scripts/build-kernel.sh debug"
 
@@ -137,8 +136,7 @@ done
 
 # One build in bpf-mini at a time.
 mkdir -p "$MINI"
-exec 9> "$MINI.lock"
-flock -n 9 || { echo "build-selftests: waiting for another build in $MINI"; flock 9; }
+take_lock "$MINI.lock" "another build in $MINI"
 
 # 3. The pruned tree: everything but prog_tests/*.c and progs/*.c, then the
 # chosen ones (rsync -a keeps mtimes, so make rebuilds only what changed).

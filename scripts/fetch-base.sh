@@ -34,11 +34,9 @@ D=${APT_DIR:-$ROOT/build/apt-trixie}
 DL=$BASE_HOME/dl
 OUT=$DL/$PKG.tar.xz	# base-lib.sh's default TARBALL
 PR=$BASE_HOME/pahole
-die() { echo "fetch-base: $*" >&2; exit 1; }
 
 mkdir -p "$BASE_HOME"
-exec 9> "$BASE_HOME/.lock-fetch"
-flock -n 9 || { echo "fetch-base: waiting for another fetch"; flock 9; }
+take_lock "$BASE_HOME/.lock-fetch" "another fetch"
 
 # dl/linux-source-7.3.stamp: "VERSION SHA256" of the tarball's package.
 src_ok() {

@@ -14,12 +14,10 @@ LINUX=$BUILD/linux
 STATE=$BUILD/sync-state.list
 PDIR=$ROOT/patches
 
-die() { echo "prepare-tree: $*" >&2; exit 1; }
 
 mkdir -p "$BUILD"
 # One sync at a time (several users may share build/).
-exec 9> "$BUILD/.lock-tree"
-flock -n 9 || { echo "prepare-tree: waiting for another sync"; flock 9; }
+take_lock "$BUILD/.lock-tree" "another sync"
 
 # 1. The pristine source.
 if [ -n "${KDIR:-}" ]; then

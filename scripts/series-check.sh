@@ -65,7 +65,8 @@ export PATH="$BASE_HOME/bin:/usr/bin:$PATH"
 S=$ROOT/scripts
 . "$S/checkpatch-tolerations.sh"
 
-die() { echo "check: $*" >&2; exit 1; }
+# shellcheck disable=SC2034	# base-lib.sh's die and take_lock print it
+ME=check
 wants() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
 # The prog_tests of this repository that series/manifest keeps out of the
 # series ("-" lines): a prefix of the series has no source for them.
@@ -97,8 +98,7 @@ fi
 [ -f "$OUT/0000-cover-letter.patch" ] || die "no series in $OUT (run make patches)"
 
 mkdir -p "$CB" "$LOGS"
-exec 9> "$BUILD/.lock-series"
-flock -n 9 || { echo "check: waiting for another make patches/check"; flock 9; }
+take_lock "$BUILD/.lock-series" "another make patches/check"
 
 tmp=$(mktemp -d "$CB/tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

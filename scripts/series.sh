@@ -30,7 +30,6 @@ GITDIR=$BUILD/series-git
 OUT=$BUILD/series
 MANIFEST=$ROOT/series/manifest
 
-die() { echo "series: $*" >&2; exit 1; }
 
 # 0. Who signs the series: the user, never a made-up identity.
 NAME=$(git -C "$ROOT" config user.name || true)
@@ -133,8 +132,7 @@ message() {
 }
 
 # One generator at a time (make check reuses what it leaves).
-exec 9> "$BUILD/.lock-series"
-flock -n 9 || { echo "series: waiting for another make patches/check"; flock 9; }
+take_lock "$BUILD/.lock-series" "another make patches/check"
 
 # 2. The pristine tree, as prepare-tree.sh extracts it, in git once.
 src_extracted "$SRC" || "$ROOT/scripts/prepare-tree.sh" > /dev/null
