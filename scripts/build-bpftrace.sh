@@ -1,20 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bpftrace: bpftrace 0.17.0 with contrib/bpftrace/*.patch, into
-# build/bpftrace (src: the source as a git tree, the patches applied with
-# git am on top of the tag v0.17.0; build: cmake's build, bpftrace and
-# bpftrace_test in build/bpftrace/build/{src,tests}).
-#
-# The source is Debian 12's bpftrace source package (bpftrace 0.17.0-1,
-# whose orig tarball is upstream v0.17.0, commit 1326f040a0f8), fetched
-# from Debian's archive and checked against its sha256; it builds with
-# Debian's LLVM 14, libbpf 1.1 and bcc. Why not upstream's newest:
-# contrib/bpftrace/README.md. The build dependencies are Debian's
-# Build-Depends of that package, plus the unit tests' gtest, gmock and
-# xxd, and the 6.12 UAPI headers (linux-libc-dev from bookworm-backports:
-# struct bpf_link_info of kprobe_multi links).
-#
-#   scripts/build-bpftrace.sh          fetch, patch, configure, build
+# make bpftrace: the source, its checks and the build: make help and
+# contrib/bpftrace/README.md (Base). build/bpftrace/src is the source as a
+# git tree (the patches applied on top of the tag v0.17.0), build/bpftrace/
+# build cmake's build (bpftrace and bpftrace_test in {src,tests}). The build
+# dependencies are Debian's Build-Depends of the package, plus the unit
+# tests' gtest, gmock and xxd, and the 6.12 UAPI headers (linux-libc-dev from
+# bookworm-backports: struct bpf_link_info of kprobe_multi links).
 # BPFTRACE_PATCHES=none: the unpatched source (a stock build to compare).
 set -euo pipefail
 

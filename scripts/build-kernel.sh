@@ -16,10 +16,8 @@
 #                                     for make test ARCH=<arch>)
 # BUILD=dir puts the source (dir/linux) and the output elsewhere;
 # KTARGETS="..." builds these make targets instead of "all".
-# The config is tinyconfig + configs/base.config [+ configs/debug.config],
-# merged with merge_config.sh and completed by olddefconfig; every requested
-# value is then checked to have survived.
-# The pahole is scripts/fetch-base.sh's 1.30 (scripts/base-lib.sh).
+# The config (tinyconfig + configs/base.config [+ debug.config]), its value
+# check and the pahole: docs/harness.md (step 2, "The base").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,21 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make retsnoop: retsnoop (github.com/anakryiko/retsnoop, BSD-2-Clause) at
-# commit a777df0 with contrib/retsnoop/*.patch, into build/retsnoop (src:
-# the source as a git tree, the patches applied with git am on top of the
-# tag a777df0; retsnoop and simfail built in src/src).
-#
-# The source is a tarball of that commit (no submodules): RETSNOOP_SRC=
-# (a tarball or a directory holding retsnoop-a777df0.tar.gz), by default
-# ../shared/retsnoop/ next to this repository. It is checked against its
-# sha256. retsnoop builds here with clang-22, the tree's libbpf and
-# bpftool (build/tools, made by scripts/build-tools.sh when missing) and
-# the tree's UAPI headers. The Rust addr2line sidecar, which retsnoop
-# embeds for line-number symbolization, is replaced by a stub that says
-# so and exits 1: run retsnoop with -sn (contrib/retsnoop/README.md).
-#
-#   scripts/build-retsnoop.sh          unpack, patch, build
-# RETSNOOP_PATCHES=none: the unpatched source (a stock build to compare).
+# make retsnoop: the source, its checks, the build, the addr2line stub,
+# RETSNOOP_SRC= and RETSNOOP_PATCHES=none: make help and contrib/retsnoop/
+# README.md (Base, Build and test, Out of scope). retsnoop and simfail are
+# built in build/retsnoop/src/src; build/tools by scripts/build-tools.sh
+# when missing.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

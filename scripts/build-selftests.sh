@@ -1,13 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build a fast test_progs (and bench) holding only the chosen tests:
-#   - every prog_tests/*.c of this repo's mirror
-#   - the upstream tests named in scripts/tests.list
-# A pruned copy of the selftests dir, bpf-mini, sits next to the upstream
-# one (same depth, so its relative paths work) with only the chosen
-# prog_tests and the progs their skeletons and .bpf.o references need; the
-# upstream selftests Makefile builds it (clang-22, and
-# pahole 1.30 first on PATH for bpf_testmod.ko's BTF).
+# Build bpf-mini's test_progs (and bench): docs/harness.md (step 3, and "The
+# base" for pahole). bpf-mini sits at the upstream selftests dir's depth, so
+# its relative paths work.
 #   scripts/build-selftests.sh [test_progs] [bench]   (default: both)
 #   EXCLUDE_TESTS="a b"   leave these prog_tests of this repo out (make check:
 #                         the tests series/manifest keeps out of the series)

@@ -1,18 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Fetch what Debian 12 lacks for the 7.3 base kernel into build/,
-# through a private apt directory (build/apt-trixie: trixie and
-# trixie-backports; the machine's own apt configuration is not touched):
-#   dl/linux-source-7.3.tar.xz  the pristine source, from trixie-backports'
-#                               linux-source-7.3 (pinned version; its
-#                               sha256 checked against the pin and against
-#                               the signed Packages index)
-#   pahole/root, bin/pahole     trixie's pahole 1.30 and the libraries it
-#                               needs, run by trixie's own dynamic loader
-#                               (docs/harness.md says why)
-# Idempotent and offline once done.
-#   BASE_SRC_VERSION=v  another linux-source-7.3 version of the index (its
-#                       sha256 then comes from the index alone)
+# Fetch the pristine linux-source-7.3 (build/dl/) and trixie's pahole 1.30
+# (build/pahole/root, build/bin/pahole) through a private apt directory;
+# how, and BASE_SRC_VERSION=: docs/harness.md ("The base"). Idempotent and
+# offline once done.
 #   APT_DIR=dir         the private apt directory (default build/apt-trixie)
 set -euo pipefail
 

@@ -1,28 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make test-bpftrace: the bpftrace patch of contrib/bpftrace, tested. On
-# demand: building bpftrace takes half an hour the first time, which does
-# not fit beside make test in CI.
-#
-#  1. make bpftrace (scripts/build-bpftrace.sh), the base kernel, libbpf
-#     and bpftool, the sample tools.
-#  2. bpftrace's unit tests (bpftrace_test, gtest) on the host.
-#  3. In the base-kernel VM (scripts/bpftrace-guest.sh): '@[probe] =
-#     count()' over 'vfs_*' and over 'vfs_*' plus 's*' (2,000 functions or
-#     more) in one program, with the ip_cookie map and with cookies: exact
-#     counts of the workload's calls, equal both ways, one BPF program, no
-#     hit without a probe ID.
-#  4. bpftrace's runtime tests (suites probe and builtin) in the VM
-#     (scripts/bpftrace-runtime.sh): the patched bpftrace with the patched
-#     tests, and Debian's bpftrace with the tests of 0.17.0 as released.
-#  5. With BPFTRACE_FALLBACK=1: a pristine 7.3 kernel (no ip_cookie map,
-#     built in build/nomap): the patched bpftrace falls back to cookies,
-#     counts the same, and refuses BPFTRACE_MULTI_PROBE_ID=map.
-# Results: build/bpftrace/test/*.txt; the last line says what passed.
-#
+# make test-bpftrace: what it tests, and BPFTRACE_FALLBACK=1 (step 5): make
+# help and contrib/bpftrace/README.md (Tests). On demand: building bpftrace
+# takes half an hour the first time, which does not fit beside make test in CI.
+# Step 3 (scripts/bpftrace-guest.sh) also checks one BPF program and no hit
+# without a probe ID; step 4 (scripts/bpftrace-runtime.sh) runs Debian's
+# bpftrace with the tests of 0.17.0 as released; step 5's pristine 7.3 is
+# built in build/nomap. The last line says what passed.
 # Variables: TEST_BPFTRACE_BUILD=0 (use what is built), TEST_BPFTRACE_N=50
 # (workload iterations), BPFTRACE_RUNTIME_FILTER (the suites of step 4,
-# default 'probe.*|builtin.*'), BPFTRACE_FALLBACK=1 (step 5).
+# default 'probe.*|builtin.*').
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,20 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make test-retsnoop: the retsnoop patches of contrib/retsnoop, tested in
-# the debug-kernel VM (scripts/retsnoop-guest.sh says what is checked):
-# simfail's failures traced by retsnoop in -F, -K and -M, each with the
-# ip_cookie map and with --no-ip-cookie-map; the six runs' call stacks
-# (the traced functions' names and errors) must be equal and non-empty, the trace buffer must
-# hold no UNRECOGNIZED line, and retsnoop must say whether it uses the
-# map. A splat in the kernel log fails it too (scripts/vm-run.sh).
-#
-#  1. The debug kernel, libbpf and bpftool, make retsnoop.
-#  2. The guest checks in one boot.
-#  3. With RETSNOOP_FALLBACK=1: the same on a pristine 7.3 kernel (no
-#     ip_cookie map, built in build/nomap): every run must say the map is
-#     not supported, and the stacks must still be equal.
-# Results: build/retsnoop/test/*.txt; the last line says what passed.
-#
+# make test-retsnoop: what it checks, and RETSNOOP_FALLBACK=1: make help and
+# contrib/retsnoop/README.md (Build and test); scripts/retsnoop-guest.sh runs
+# the checks in one boot. The last line says what passed.
 # Variables: TEST_RETSNOOP_BUILD=0 (use what is built), RETSNOOP_CASES
 # (simfail's cases), RETSNOOP_GLOBS (retsnoop's -e/-a options).
 set -euo pipefail

@@ -5,10 +5,9 @@
 #   scripts/vm-run.sh [--kernel debug|base] --interactive
 # --log FILE: console log (default build/vm/console-<kernel>.log; FILE.txt
 # is the same without CRs and escape codes).
-# Exit status: the guest command's, or 1 when the kernel log shows a splat
-# (then also written to FILE.splat)
-# (WARNING, BUG, KASAN, UBSAN, lockdep, RCU stall, kmemleak, Call Trace), 124 when
-# the guest timed out, 125 when the guest never reported a status.
+# Exit status: the guest command's, 1 on a splat (SPLAT below; docs/
+# harness.md step 4; then also written to FILE.splat), 124 when the guest
+# timed out, 125 when the guest never reported a status.
 # VM_ACCEL=kvm|tcg|icount forces the accelerator (default: kvm when usable).
 # icount: TCG counting instructions (-icount shift=0,sleep=off): guest
 # time advances one ns per instruction executed, so a benchmark's "ns"
