@@ -17,10 +17,11 @@
 # (scripts/bt-trigger.c) for ITERS and 2 x ITERS iterations, so that the
 # fixed work cancels, then ITERS more with kernel.bpf_stats_enabled for
 # the programs' run counts; attach and detach timed on the guest clock.
-# The report (report() below) writes the method out in full at the top
-# of docs/results/retsnoop-icount.md. Checks (warnings in the raw output
-# and the report, not failures): the trace buffer holds no UNRECOGNIZED
-# line, retsnoop exits 0 and says whether it uses the map as the row asks.
+# The report (scripts/icount-tool-report.py) writes the method out in full
+# at the top of docs/results/retsnoop-icount.md. Checks (warnings in the
+# raw output and the report, not failures): the trace buffer holds no
+# UNRECOGNIZED line, retsnoop exits 0 and says whether it uses the map as
+# the row asks.
 #
 #   scripts/bench-retsnoop.sh              build what is missing, measure,
 #                                          write docs/results/retsnoop-icount.md
@@ -51,117 +52,7 @@ KFLAVOR=${RS_KERNEL:-base}
 export VM_TIMEOUT=${VM_TIMEOUT:-7200}
 export VM_ACCEL=icount
 
-report() {	# RAW MD
-	python3 - "$1" "$2" <<'PYEOF'
-import re
-import statistics
-import sys
-
-raw, out = sys.argv[1:3]
-head, rows, base, warns = {}, {}, [], []
-for line in open(raw):
-    line = line.rstrip('\n')
-    m = re.match(r'(date|commit|command|kernel|flavour|VM run|iterations|calibration): (.*)', line)
-    if m and m.group(1) not in head:
-        head[m.group(1)] = m.group(2)
-    if line.startswith('rb-warn '):
-        warns.append(line[8:])
-    if not line.startswith('rb-row '):
-        continue
-    d = dict(re.findall(r'(\w+)=(\S+)', line))
-    per = (int(d['ns2']) - int(d['ns1'])) / int(d['iters'])
-    if d['mode'] == 'base':
-        base.append(per)
-        continue
-    r = rows.setdefault((d['mode'], int(d['n']), d['ids']), {'iter': [], 'att': set(), 'runs': [],
-                                                               'attach': [], 'detach': []})
-    r['iter'].append(per)
-    r['att'].add(int(d['attached']))
-    r['runs'].append(int(d['runs']) / int(d['iters']))
-    r['attach'].append(float(d['attach_s']))
-    r['detach'].append(float(d['detach_s']))
-if not base:
-    sys.exit('bench-retsnoop: no baseline run')
-b = statistics.median(base)
-
-
-def fmt(v, p=0):
-    md, lo, hi = statistics.median(v), min(v), max(v)
-    if p == 0:
-        return '{:,.0f} ({:,.0f}-{:,.0f})'.format(md, lo, hi)
-    return '%.*f (%.*f-%.*f)' % (p, md, p, lo, p, hi)
-
-
-name = {'map': 'ip_cookie map', 'cookie': 'cookie', 'hash': 'HASH'}
-md = ['# retsnoop: instructions per traced call (QEMU -icount)', '',
-      'Written by `scripts/bench-retsnoop.sh` (`make bench-retsnoop`) on %s at commit %s. '
-      'Raw guest output: `raw-retsnoop-icount.txt`.' % (head.get('date', '?'), head.get('commit', '?')), '',
-      '- Method: QEMU `-icount shift=0,sleep=off` (TCG): guest time advances one ns per '
-      'instruction, so the per-call figures are guest **instructions**, the same on any host. '
-      'One boot of the **%s kernel** (%s).' % (head.get('flavour', '?'), head.get('kernel', '?').split(' ')[0]),
-      '- retsnoop a777df0 with `contrib/retsnoop`, `-e` the loop\'s syscall function and `-a` '
-      'N - 1 functions the loop does not call (%s). `-M`: kprobe.multi, the function\'s ID from '
-      'the ip_cookie map by `bpf_get_func_ip()` or, with `--no-ip-cookie-map`, from '
-      '`bpf_get_attach_cookie()` (a binary search of the link\'s cookies). `-F`: fentry/fexit, '
-      '`ip_to_id` as the ip_cookie map or, with `--no-ip-cookie-map`, as `BPF_MAP_TYPE_HASH`.'
-      % head.get('calibration', '?'),
-      '- Trigger: `bt-trigger` (`scripts/bt-trigger.c`), `syscall(SYS_getppid)` in a loop, run '
-      'for M then 2M iterations: per iteration = (2M run - M run) / M. Per traced call = that '
-      'less the baseline without retsnoop. Each call runs retsnoop\'s entry and exit programs '
-      'once; no call stack is emitted (getppid() does not fail).',
-      '- Median (min-max) over the reps (%s). N: functions retsnoop reported attached. Program '
-      'runs per iteration: `run_cnt` of the programs, over a separate M iterations with '
-      '`kernel.bpf_stats_enabled` (2: only the loop\'s call ran them; a few runs more per pass, '
-      'the same at any M, are fixed work around the pass, e.g. functions the calibration did not '
-      'see while the trigger starts or bpf_stats is switched on, which the timed runs, 2M less '
-      'M, cancel). Attach: from retsnoop\'s '
-      'start to "Receiving data..."; detach: from SIGINT to its exit; both on the guest\'s '
-      'clock, which under -icount counts one ns per instruction and skips idle time to the next '
-      'timer: **not** wall time. The VM ran %s (host wall time, beside other work).'
-      % (head.get('iterations', '?'), head.get('VM run', '?')),
-      '', '```', head.get('command', '?'), '```', '',
-      'Baseline, no retsnoop: **%.1f** instructions per loop iteration (%s).' % (
-          b, ', '.join('%.1f' % x for x in base)), '',
-      '## Per traced call', '',
-      '| mode | N | IDs from | instructions per traced call | program runs / iteration | '
-      'attach (guest s) | detach (guest s) |',
-      '|---|---|---|---|---|---|---|']
-order = [(m, n, i) for m in ('M', 'F') for n in sorted({k[1] for k in rows}) for i in ('map', 'cookie', 'hash')]
-med = {}
-for k in order:
-    r = rows.get(k)
-    if not r:
-        continue
-    per = [x - b for x in r['iter']]
-    med[k] = statistics.median(per)
-    md.append('| -%s | %s | %s | **%s** | %s | %s | %s |' % (
-        k[0], ' / '.join('{:,}'.format(a) for a in sorted(r['att'])), name[k[2]], fmt(per),
-        fmt(r['runs'], 3), fmt(r['attach'], 2), fmt(r['detach'], 2)))
-md += ['', '## Summary: instructions per traced call (medians)', '',
-       'N: the functions asked for (the table above has the number attached).', '',
-       '| N | -M, cookie | -M, ip_cookie map | -M, cookie - map | -F, HASH | -F, ip_cookie map | -F, HASH - map |',
-       '|---|---|---|---|---|---|---|']
-
-
-def cell(k):
-    return '{:,.0f}'.format(med[k]) if k in med else '-'
-
-
-def diff(a, b):
-    return '{:+,.0f}'.format(med[a] - med[b]) if a in med and b in med else '-'
-
-
-for n in sorted({k[1] for k in med}):
-    md.append('| %s | %s | %s | %s | %s | %s | %s |' % (
-        '{:,}'.format(n), cell(('M', n, 'cookie')), cell(('M', n, 'map')),
-        diff(('M', n, 'cookie'), ('M', n, 'map')), cell(('F', n, 'hash')), cell(('F', n, 'map')),
-        diff(('F', n, 'hash'), ('F', n, 'map'))))
-md += ['', 'Warnings in the raw output: %d.' % len(warns)] + ['- %s' % w for w in warns]
-open(out, 'w').write('\n'.join(md) + '\n')
-print('\n'.join(md))
-PYEOF
-	echo "bench-retsnoop: $2"
-}
+report() { python3 "$S/icount-tool-report.py" retsnoop "$@"; }	# RAW MD
 
 if [ "${1:-}" = report ]; then
 	report "${2:-$RESULTS/raw-retsnoop-icount.txt}" "${3:-$RESULTS/retsnoop-icount.md}"
