@@ -77,8 +77,11 @@ nm -g --defined-only "$TOOLS/libbpf/libbpf.a" 2>/dev/null |
 	awk '$3 ~ /^hashmap_/ { print $3 }' | sort -u > "$OUT/libbpf-local.syms"
 objcopy --localize-symbols="$OUT/libbpf-local.syms" "$TOOLS/libbpf/libbpf.a" "$OUT/libbpf.a"
 # The original's time: retsnoop's Makefile rebuilds bpftool from its
-# submodule when LIBBPF_OBJ is newer.
+# submodule (absent here) when LIBBPF_OBJ is newer than BPFTOOL, which a
+# libbpf rebuild leaves the unchanged bootstrap bpftool.
 touch -r "$TOOLS/libbpf/libbpf.a" "$OUT/libbpf.a"
+[ "$TOOLS/bpftool/bootstrap/bpftool" -nt "$OUT/libbpf.a" ] ||
+	touch "$TOOLS/bpftool/bootstrap/bpftool"
 
 # 4. retsnoop and simfail. INCLUDES: the tree's libbpf headers and UAPI
 # instead of the submodules' (retsnoop installs those into .output).
